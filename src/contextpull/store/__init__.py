@@ -1,0 +1,1 @@
+"""The one place that talks SQL: schema, connections, writes and queries."""

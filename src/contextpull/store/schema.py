@@ -1,0 +1,77 @@
+"""The store's schema, as an ordered list of named migrations.
+
+Each schema change is one function ``mNNN_what_it_does`` registered in order;
+applied names are recorded in the ``migrations`` table. ``FORMAT_VERSION`` is
+``major.minor``: a minor bump is applied in place by the migrations below, a
+major bump means this reader cannot read the store and refuses it, naming
+both versions (docs/adr/002-store-format.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ..terms import FTS_TOKENIZE
+
+FORMAT_VERSION = "1.0"
+FORMAT_MAJOR = int(FORMAT_VERSION.split(".")[0])
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_initial(conn: sqlite3.Connection) -> None:
+    conn.executescript(
+        f"""
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE documents (
+            doc_id        INTEGER PRIMARY KEY,
+            path          TEXT NOT NULL UNIQUE,  -- POSIX, relative to the corpus root
+            title         TEXT NOT NULL,
+            summary       TEXT NOT NULL,
+            metadata      TEXT NOT NULL DEFAULT '{{}}',  -- JSON: front matter and the like
+            format        TEXT NOT NULL,          -- markdown | text
+            content_hash  TEXT NOT NULL,          -- sha256 of the raw bytes
+            size          INTEGER NOT NULL,       -- raw bytes
+            section_count INTEGER NOT NULL
+        );
+        CREATE TABLE sections (
+            id             INTEGER PRIMARY KEY,   -- rowid shared with both FTS tables
+            doc_id         INTEGER NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+            path           TEXT NOT NULL,         -- = documents.path, kept here for filters and order
+            ordinal        INTEGER NOT NULL,      -- 0.. contiguous per document
+            sid            TEXT NOT NULL UNIQUE,  -- 'path#ordinal'
+            heading_path   TEXT NOT NULL,         -- JSON array of ancestor headings
+            kind           TEXT NOT NULL,         -- prose | table | code | mixed
+            text           TEXT NOT NULL,         -- exact source slice
+            start          INTEGER NOT NULL,
+            end            INTEGER NOT NULL,
+            chars          INTEGER NOT NULL,
+            content_hash   TEXT NOT NULL,
+            table_header   TEXT,                  -- header + separator rows of a continued table
+            header_ordinal INTEGER,               -- ordinal of the section holding that header
+            UNIQUE (doc_id, ordinal)
+        );
+        CREATE INDEX sections_path_ordinal ON sections(path, ordinal);
+        -- Ranked search over analysed terms (contextpull.terms); contentless,
+        -- so deletes pass the same analysed values again.
+        CREATE VIRTUAL TABLE sections_fts USING fts5(
+            heading, body, content='', tokenize="{FTS_TOKENIZE}"
+        );
+        -- Substring grep candidates over case-folded text; contentless for size,
+        -- verified against sections.text by the grep operation.
+        CREATE VIRTUAL TABLE sections_tri USING fts5(
+            folded, content='', tokenize="trigram case_sensitive 1"
+        );
+        """
+    )

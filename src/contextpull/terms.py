@@ -1,0 +1,72 @@
+"""How text becomes search terms, on the index side and the query side alike.
+
+SQLite's tokenizers split ``tool.uv.sources`` and ``--no-cache`` apart or keep
+sentence-final full stops, so identifiers could not be searched for
+themselves. We analyse text in Python instead and hand FTS5 a plain
+space-separated term list (docs/adr/002-store-format.md):
+
+* a compound identifier (word pieces joined by ``.``, ``-`` or ``_``, with an
+  optional leading ``-``/``--``) is emitted whole, then each word piece, so
+  ``UV_CACHE_DIR`` is found by itself and by ``cache``;
+* punctuation at token edges is dropped, so ``cache.`` at the end of a
+  sentence is the term ``cache``;
+* terms are case-folded (Unicode, not ASCII only).
+
+The FTS5 tables use ``unicode61`` with ``-_.`` as token characters, so the
+terms produced here pass through it unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_.'"
+
+_TOKEN = re.compile(r"(?<![\w.\-])-{0,2}\w+(?:[.\-]+\w+)*", re.UNICODE)
+_PIECE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _split(token: str) -> list[str]:
+    return _PIECE.findall(token)
+
+
+def is_compound(term: str) -> bool:
+    """True for identifiers such as ``TX-4419``, ``3.12`` or ``UV_CACHE_DIR``."""
+    return len(_split(term)) > 1 or term.startswith("-")
+
+
+def index_terms(text: str) -> list[str]:
+    """Every term a piece of stored text is findable by, in text order."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group().casefold()
+        out.append(token)
+        if is_compound(token):
+            pieces = _split(token)
+            bare = token.lstrip("-")
+            if bare != token and len(pieces) > 1:
+                out.append(bare)
+            out.extend(pieces)
+    return out
+
+
+def index_text(text: str) -> str:
+    """The analysed form stored in the FTS5 index for ``text``."""
+    return " ".join(index_terms(text))
+
+
+def query_terms(query: str) -> list[str]:
+    """The terms of a user query, compounds kept whole, duplicates dropped.
+
+    Returns an empty list for a query with no word characters (only
+    punctuation or FTS syntax), which callers report as "no searchable terms".
+    """
+    seen: dict[str, None] = {}
+    for match in _TOKEN.finditer(query):
+        seen.setdefault(match.group().casefold(), None)
+    return list(seen)
+
+
+def fts_quote(term: str) -> str:
+    """Quote one term for an FTS5 MATCH expression so no syntax can leak in."""
+    return '"' + term.replace('"', '""') + '"'
