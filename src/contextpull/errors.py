@@ -109,3 +109,27 @@ class UnknownTool(ToolError):
     """The tool name is not one of the five."""
 
     code = "unknown_tool"
+
+
+class MissingArgument(BadArgument):
+    """A required tool argument was not given."""
+
+    code = "missing_argument"
+
+
+class UnknownArgument(BadArgument):
+    """A tool was given an argument it does not take."""
+
+    code = "unknown_argument"
+
+
+class WrongType(BadArgument):
+    """A tool argument has the wrong JSON type."""
+
+    code = "wrong_type"
+
+
+class OutOfRange(BadArgument):
+    """A tool argument is outside its allowed bounds (value or length)."""
+
+    code = "out_of_range"

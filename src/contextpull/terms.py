@@ -19,6 +19,8 @@ terms produced here pass through it unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from functools import lru_cache
 
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_.'"
 
@@ -38,21 +40,34 @@ def is_compound(term: str) -> bool:
 def index_terms(text: str) -> list[str]:
     """Every term a piece of stored text is findable by, in text order."""
     out: list[str] = []
-    for match in _TOKEN.finditer(text):
-        token = match.group().casefold()
-        out.append(token)
-        if is_compound(token):
-            pieces = _split(token)
-            bare = token.lstrip("-")
-            if bare != token and len(pieces) > 1:
-                out.append(bare)
-            out.extend(pieces)
+    for token in _TOKEN.findall(text):
+        out.extend(_token_terms(token))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_terms(raw: str) -> tuple[str, ...]:
+    # Cached: ingest analyses every token of the corpus and vocabularies repeat.
+    token = raw.casefold()
+    if not is_compound(token):
+        return (token,)
+    pieces = _split(token)
+    bare = token.lstrip("-")
+    return (token, bare, *pieces) if bare != token and len(pieces) > 1 else (token, *pieces)
 
 
 def index_text(text: str) -> str:
     """The analysed form stored in the FTS5 index for ``text``."""
     return " ".join(index_terms(text))
+
+
+def token_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Each token of ``text`` as ``(start, end)``, so callers can mark matches in place.
+
+    ``index_terms(text[start:end])`` gives the terms that token is findable by.
+    """
+    for match in _TOKEN.finditer(text):
+        yield match.span()
 
 
 def query_terms(query: str) -> list[str]:

@@ -19,7 +19,7 @@ from ..errors import ContextPullError
 from .common import print_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
-COMMAND_MODULES = ("ingest",)
+COMMAND_MODULES = ("ingest", "ops", "serve", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,3 +75,46 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         );
         """
     )
+
+
+@migration
+def m002_skipped_files(conn: sqlite3.Connection) -> None:
+    # Files that were read but not stored (undecodable, empty), with the hash
+    # of their bytes, so an unchanged corpus is recognised without re-reading
+    # them through the parser.
+    conn.execute(
+        """
+        CREATE TABLE skipped_files (
+            path         TEXT PRIMARY KEY,
+            content_hash TEXT NOT NULL,
+            reason       TEXT NOT NULL
+        )
+        """
+    )
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations recorded in ``conn``'s store, in order applied."""
+    rows = conn.execute("SELECT name FROM migrations ORDER BY seq").fetchall()
+    return [name for (name,) in rows]
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded, in order; return the names applied.
+
+    The caller owns the transaction: on a fresh file this builds the whole
+    schema, on an existing store it brings a same-major store up to date.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations ("
+        " seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"
+    )
+    done = set(applied_migrations(conn))
+    applied: list[str] = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        fn(conn)
+        conn.execute("INSERT INTO migrations (name) VALUES (?)", (name,))
+        applied.append(name)
+    return applied

@@ -70,3 +70,10 @@ class Provider(Protocol):
     ) -> Completion:
         """One model call. ``json_schema`` constrains the reply to JSON (as text)."""
         ...
+
+
+class NoModelConfigured(ModelError):
+    """No usable model: the spec is ``none``, or its key, file or runtime is missing.
+
+    Callers skip the model-driven shapes and print this message as the reason.
+    """

@@ -1,0 +1,152 @@
+"""One file's bytes to what the store writes: decode, section, analyse terms.
+
+This is the CPU-heavy part of an ingest (Markdown parsing and term analysis
+take about three quarters of it), so a large job runs it in worker processes
+while the main process writes to SQLite. Results come back in input order
+whatever the number of workers, so an ingest is deterministic, and at most a
+bounded number of files is in flight, so memory stays flat on large corpora.
+Workers are forked from a clean ``forkserver`` process, never from the
+caller, which may have threads (a progress bar, a server).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Generator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, replace
+
+from .decode import Undecodable, decode_bytes
+from .discover import FoundFile
+from .records import ParsedDocument
+from .sections import parse_document
+from .settings import SectionSettings
+from .store.writer import FtsValues, fts_values
+
+EMPTY = "no content (empty or whitespace only)"
+
+#: below this many bytes to parse, worker start-up costs more than it saves
+PARALLEL_MIN_BYTES = 4 << 20
+_FILES_PER_TASK = 16
+_TASKS_IN_FLIGHT_PER_WORKER = 4
+_WATCH_INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """A file ready to store (``document`` set) or to record as skipped (``reason`` set)."""
+
+    path: str
+    content_hash: str  # sha256 hex of the bytes read; "" when they could not be read
+    size: int
+    document: ParsedDocument | None = None
+    fts: tuple[FtsValues, ...] = ()
+    reason: str = ""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
+    """Read, decode, section and analyse ``found``; never raises for bad content."""
+    try:
+        data = found.location.read_bytes()
+    except OSError as err:
+        return Analysed(found.path, "", 0, reason=f"cannot read file ({err.strerror or err})")
+    digest = sha256(data)
+    try:
+        text = decode_bytes(data, found.path)
+    except Undecodable as err:
+        return Analysed(found.path, digest, len(data), reason=err.reason)
+    if not text.strip():
+        return Analysed(found.path, digest, len(data), reason=EMPTY)
+    doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
+    if not doc.sections:
+        return Analysed(found.path, digest, len(data), reason=EMPTY)
+    fts = tuple(fts_values(s.heading_path, s.text) for s in doc.sections)
+    # The whole text is not stored (sections hold it); do not ship it back.
+    return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
+
+
+def _analyse_batch(batch: Sequence[FoundFile], settings: SectionSettings) -> list[Analysed]:
+    return [analyse_file(f, settings) for f in batch]
+
+
+def _exit_with(ingest_pid: int) -> None:
+    """Worker initializer: end this worker soon after the ingest process is gone.
+
+    A worker waits on a queue whose write end it holds itself, so it would
+    otherwise outlive an ingest killed with SIGKILL or SIGTERM.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(_WATCH_INTERVAL_S)
+            try:
+                os.kill(ingest_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                continue  # alive, owned by someone else after a PID reuse: keep waiting
+
+    threading.Thread(target=watch, name="contextpull-parent-watch", daemon=True).start()
+
+
+def default_workers(files: Sequence[FoundFile]) -> int:
+    """1 for small jobs; otherwise one worker per CPU this process may use."""
+    total = 0
+    for f in files:
+        try:
+            total += f.location.stat().st_size
+        except OSError:
+            continue
+        if total >= PARALLEL_MIN_BYTES:
+            return _usable_cpus()
+    return 1
+
+
+def _usable_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):  # Linux: honours taskset and cgroups pinning
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def analyse_all(
+    files: Sequence[FoundFile], settings: SectionSettings, *, workers: int = 1
+) -> Generator[Analysed, None, None]:
+    """:func:`analyse_file` for each file, in order, using ``workers`` processes.
+
+    Closing the iterator early (or an exception in the consumer) cancels the
+    work not yet started.
+    """
+    if workers <= 1:
+        for f in files:
+            yield analyse_file(f, settings)
+        return
+    batches = [files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK)]
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),)
+    )
+    pending: deque[Future[list[Analysed]]] = deque()
+    try:
+        queued = iter(batches)
+        for batch in queued:
+            pending.append(pool.submit(_analyse_batch, batch, settings))
+            if len(pending) >= workers * _TASKS_IN_FLIGHT_PER_WORKER:
+                break
+        while pending:
+            done = pending.popleft().result()
+            nxt = next(queued, None)
+            if nxt is not None:
+                pending.append(pool.submit(_analyse_batch, nxt, settings))
+            yield from done
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

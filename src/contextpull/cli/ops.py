@@ -1,0 +1,194 @@
+"""The operation commands: ``index``, ``search``, ``read``, ``grep``, ``neighbours``,
+plus ``export-chunks``, ``tools-json`` and ``claude-md``.
+
+Each command opens the store read-only, makes one library call and renders
+the result (readable text, or the result's ``to_dict()`` with ``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..instructions import claude_md
+from ..ops import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
+from ..results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
+from ..tools import TOOLS, openai_tools
+from .common import add_json_option, add_store_option, emit, resolve_store_path
+
+Handler = Callable[[Ops, argparse.Namespace], Any]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    index = _store_command(subparsers, "index", "print the corpus index (table of contents)", _index)
+    index.add_argument("--prefix", metavar="P", help="only the documents under this folder or path prefix")
+
+    search = _store_command(subparsers, "search", "ranked pointers to matching sections (no bodies)", _search)
+    search.add_argument("query", metavar="QUERY", help="words to look for")
+    _add_filter(search)
+    search.add_argument("--limit", type=int, default=DEFAULT_SEARCH_LIMIT, metavar="N", help="hits at most (1-50)")
+    search.add_argument("--snippet", type=int, metavar="N", help="snippet width in characters; 0 for headings only")
+
+    read = _store_command(subparsers, "read", "print a section verbatim", _read)
+    read.add_argument("id", metavar="ID", help="section id, like guides/install.md#3")
+    read.add_argument("--context", type=int, default=0, metavar="N", help="neighbouring sections on each side (0-5)")
+
+    grep = _store_command(subparsers, "grep", "sections containing an exact string or RE2 regex", _grep)
+    grep.add_argument("pattern", metavar="PATTERN", help="text to find (case-insensitive)")
+    _add_filter(grep)
+    grep.add_argument("--regex", action="store_true", help="treat PATTERN as an RE2 regular expression")
+    grep.add_argument(
+        "--limit", type=int, default=DEFAULT_GREP_LIMIT, metavar="N", help="matching sections at most (1-100)"
+    )
+
+    neighbours = _store_command(subparsers, "neighbours", "the sections around a section", _neighbours)
+    neighbours.add_argument("id", metavar="ID", help="section id, like guides/install.md#3")
+    neighbours.add_argument("--before", type=int, default=1, metavar="N", help="sections before (0-5)")
+    neighbours.add_argument("--after", type=int, default=1, metavar="N", help="sections after (0-5)")
+
+    export = subparsers.add_parser(
+        "export-chunks",
+        help="write every section as JSON lines {id, text, source}",
+        description="Every section in document order as one JSON object per line: id, text (as "
+        "`read` shows it, so continued tables carry their header) and source (the document path).",
+    )
+    add_store_option(export)
+    export.add_argument("--out", type=Path, metavar="FILE", help="write here instead of stdout")
+    export.set_defaults(func=_export_chunks)
+
+    tools_json = subparsers.add_parser("tools-json", help="print the five tool schemas as JSON")
+    tools_json.add_argument("--format", choices=("anthropic", "openai"), default="anthropic")
+    tools_json.set_defaults(func=_tools_json)
+
+    claude = subparsers.add_parser("claude-md", help="print a CLAUDE.md snippet about the tools")
+    claude.set_defaults(func=lambda args: _write(claude_md()))
+
+
+def _store_command(
+    subparsers: argparse._SubParsersAction, name: str, help_text: str, handler: Handler
+) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+    add_store_option(parser)
+    add_json_option(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        with Ops.open(resolve_store_path(args)) as ops:
+            result = handler(ops, args)
+            emit(args, result.to_dict(), lambda _: _RENDER[name](result))
+        return 0
+
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _add_filter(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--in", dest="in_", action="append", metavar="GLOB",
+        help="only documents matching this path glob or folder (repeatable)",
+    )
+
+
+def _index(ops: Ops, args: argparse.Namespace) -> Any:
+    return ops.index(args.prefix)
+
+
+def _search(ops: Ops, args: argparse.Namespace) -> Any:
+    return ops.search(args.query, args.in_, args.limit, args.snippet)
+
+
+def _read(ops: Ops, args: argparse.Namespace) -> Any:
+    return ops.read(args.id, args.context)
+
+
+def _grep(ops: Ops, args: argparse.Namespace) -> Any:
+    return ops.grep(args.pattern, args.in_, args.regex, args.limit)
+
+
+def _neighbours(ops: Ops, args: argparse.Namespace) -> Any:
+    return ops.neighbours(args.id, args.before, args.after)
+
+
+def _export_chunks(args: argparse.Namespace) -> int:
+    with Ops.open(resolve_store_path(args)) as ops:
+        if args.out is None:
+            _write_chunks(ops, sys.stdout)
+        else:
+            with open(args.out, "w", encoding="utf-8") as out:
+                _write_chunks(ops, out)
+    return 0
+
+
+def _write_chunks(ops: Ops, out: Any) -> None:
+    for chunk in ops.chunks():
+        out.write(json.dumps(chunk, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _tools_json(args: argparse.Namespace) -> int:
+    return _write(json.dumps(TOOLS if args.format == "anthropic" else openai_tools(), indent=2, ensure_ascii=False))
+
+
+def _write(text: str) -> int:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+# --- readable rendering -------------------------------------------------------
+def _heading(view_id: str, heading_path: tuple[str, ...], kind: str) -> str:
+    return f"[{view_id}] {' > '.join(heading_path)} ({kind})"
+
+
+def _render_search(result: SearchResult) -> str:
+    lines = []
+    for hit in result.hits:
+        lines.append(f"{_heading(hit.id, hit.heading_path, hit.kind)}  score {hit.score:g}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if result.hint:
+        lines.append(f"(no hits: {result.hint})")
+    return "\n".join(lines)
+
+
+def _render_view(view: SectionView) -> str:
+    label = "context " if view.context else ""
+    note = " [table header added]" if view.table_header_added else ""
+    return f"--- {label}{_heading(view.id, view.heading_path, view.kind)}{note}\n{view.text.rstrip()}"
+
+
+def _render_read(result: ReadResult) -> str:
+    parts = [_render_view(v) for v in (*result.before, result.section, *result.after)]
+    parts.append(f"(previous: {result.prev_id or 'none'}; next: {result.next_id or 'none'})")
+    return "\n".join(parts)
+
+
+def _render_neighbours(result: NeighboursResult) -> str:
+    parts = []
+    if result.table_header_section is not None:
+        parts.append("table header section:\n" + _render_view(result.table_header_section))
+    parts += [_render_view(v) for v in result.before]
+    parts.append(f"--- ({result.id} itself: use read)")
+    parts += [_render_view(v) for v in result.after]
+    return "\n".join(parts)
+
+
+def _render_grep(result: GrepResult) -> str:
+    lines = [f"[{m.id}]:{m.line_number}: {m.line}" for m in result.matches]
+    if result.truncated:
+        lines.append("(truncated: more sections match; raise --limit or narrow with --in)")
+    if result.hint:
+        lines.append(f"({result.hint})")
+    return "\n".join(lines)
+
+
+_RENDER: dict[str, Callable[[Any], str]] = {
+    "index": lambda result: result.text,
+    "search": _render_search,
+    "read": _render_read,
+    "grep": _render_grep,
+    "neighbours": _render_neighbours,
+}

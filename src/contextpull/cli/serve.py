@@ -1,0 +1,200 @@
+"""``contextpull serve`` and ``contextpull mcp-config``: the MCP server and how to plug it in."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadArgument, ContextPullError
+from ..http_guard import TOKEN_ENV
+from ..ingest import default_store_path, ingest
+from .common import add_json_option, add_store_option, emit, resolve_store_path
+from .ingest import _progress_bar
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="serve the index and the five tools over MCP (stdio or streamable HTTP)",
+        description=(
+            "Serve a store over MCP. PATH is a store file, or a folder that is first ingested"
+            " (incrementally) into its default store. Re-ingesting while the server runs is"
+            " picked up by new connections and by every tool call."
+        ),
+    )
+    serve.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder")
+    add_store_option(serve)
+    _add_transport_options(serve)
+    serve.add_argument(
+        "--token",
+        help=f"HTTP only: require 'Authorization: Bearer TOKEN' on every request (default: ${TOKEN_ENV})",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="HTTP only: another host name clients use to reach this server (checked against DNS rebinding)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP only: no MCP sessions; every request stands alone",
+    )
+    serve.add_argument(
+        "--log",
+        action="store_true",
+        help="write one line per tool call (tool, arguments, result size, ms) to stderr",
+    )
+    serve.set_defaults(func=run_serve)
+
+    config = subparsers.add_parser(
+        "mcp-config",
+        help="print the MCP host configuration (and the `claude mcp add` line) for this install",
+        description=(
+            "Print the {\"mcpServers\": ...} JSON an MCP host needs to start this install's server,"
+            " and the equivalent `claude mcp add` command."
+        ),
+    )
+    config.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder to serve")
+    add_store_option(config)
+    config.add_argument("--name", default="contextpull", help="server name in the host (default: contextpull)")
+    _add_transport_options(config)
+    config.add_argument(
+        "--with-token",
+        action="store_true",
+        help=f"HTTP only: send 'Authorization: Bearer ${{{TOKEN_ENV}}}' (expanded by the host)",
+    )
+    add_json_option(config)
+    config.set_defaults(func=run_mcp_config)
+
+
+def _add_transport_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP only: address to bind (default: {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP only: port, 0 for any free one (default: {DEFAULT_PORT})"
+    )
+
+
+def _target(args: argparse.Namespace) -> Path:
+    return Path(args.path) if args.path else resolve_store_path(args)
+
+
+# --- serve ------------------------------------------------------------------
+def run_serve(args: argparse.Namespace) -> int:
+    from .. import server  # the MCP SDK is imported only by the commands that need it
+
+    if args.transport == "stdio" and args.token:
+        raise BadArgument("--token applies to --transport http only", "stdio needs no token: the host starts the server")
+    store_path = _store_for(_target(args))
+    log = server.CallLog(sys.stderr) if args.log else None
+    mcp_server = server.build_server(store_path, log=log)
+    if args.transport == "stdio":
+        server.serve_stdio(mcp_server)
+        return 0
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    try:
+        sock = server.bind(args.host, args.port)
+    except OSError as err:
+        raise ContextPullError(
+            f"cannot listen on {args.host}:{args.port} ({err.strerror or err})",
+            "pick another --port (0 takes any free one) or --host",
+        ) from None
+    host, port = args.host, sock.getsockname()[1]
+    app = server.http_app(
+        mcp_server, host=host, port=port, token=token, allowed_hosts=args.allow_host, stateless=args.stateless
+    )
+    auth = "bearer token required" if token else "no token"
+    print(
+        f"contextpull: serving {store_path} at http://{server.url_host(host)}:{port}{server.ENDPOINT} ({auth})",
+        file=sys.stderr,
+        flush=True,
+    )
+    server.serve_http(app, sock)
+    return 0
+
+
+def _store_for(target: Path) -> Path:
+    """The store to serve: ``target`` itself, or a folder's default store brought up to date."""
+    if not target.is_dir():
+        return target
+    with _progress_bar() as progress:
+        report = ingest(target, progress=progress)
+    state = "updated" if report.wrote else "up to date"
+    print(
+        f"contextpull: {report.store} {state}: {report.documents} documents, {report.sections} sections",
+        file=sys.stderr,
+        flush=True,
+    )
+    return default_store_path(target)
+
+
+# --- mcp-config ---------------------------------------------------------------
+def server_command() -> list[str]:
+    """The absolute command that starts this install's ``contextpull``.
+
+    The running script when it is ``contextpull``, else the one beside this
+    interpreter, else the one on PATH, else ``python -m contextpull``.
+    """
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "contextpull" and argv0.is_file():
+        return [str(argv0.absolute())]
+    beside = Path(sys.executable).parent / "contextpull"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("contextpull")
+    if found:
+        return [str(Path(found).absolute())]
+    return [sys.executable, "-m", "contextpull"]
+
+
+def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """``({"mcpServers": {name: entry}}, claude_mcp_add_argv)`` for the chosen transport."""
+    if args.transport == "http":
+        from ..server import ENDPOINT, url_host
+
+        url = f"http://{url_host(args.host)}:{args.port}{ENDPOINT}"
+        entry: dict[str, Any] = {"type": "http", "url": url}
+        claude = ["claude", "mcp", "add", "--transport", "http", args.name, url]
+        if args.with_token:
+            entry["headers"] = {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}
+            claude += ["--header", f"Authorization: Bearer ${TOKEN_ENV}"]
+        return {"mcpServers": {args.name: entry}}, claude
+    if args.with_token:
+        raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
+    command, *prefix = server_command()
+    serve_args = [*prefix, "serve", str(_target(args).absolute())]
+    entry = {"type": "stdio", "command": command, "args": serve_args}
+    return {"mcpServers": {args.name: entry}}, ["claude", "mcp", "add", args.name, "--", command, *serve_args]
+
+
+def run_mcp_config(args: argparse.Namespace) -> int:
+    config, claude = mcp_config(args)
+
+    def render(data: dict[str, Any]) -> str:
+        line = " ".join(_shell_word(word) for word in claude)
+        return (
+            "Add this to your MCP host's configuration (.mcp.json, claude_desktop_config.json, ...):\n\n"
+            f"{json.dumps(data, indent=2, ensure_ascii=False)}\n\n"
+            f"Or, for Claude Code:\n\n  {line}"
+        )
+
+    emit(args, config, render)
+    return 0
+
+
+def _shell_word(word: str) -> str:
+    # $CONTEXTPULL_TOKEN stays expandable by the user's shell; everything else is quoted literally.
+    if f"${TOKEN_ENV}" in word:
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return shlex.quote(word)

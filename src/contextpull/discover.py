@@ -1,0 +1,167 @@
+"""Which files under a corpus root are documents, in a fixed order.
+
+Guarantees: the walk is recursive and deterministic (results sorted by
+POSIX relative path); hidden files and folders (names starting with ``.``)
+are left out; ``.contextpullignore`` files apply gitignore semantics to
+their own folder and below (negation, directory patterns, deeper files
+overriding shallower ones; a file inside an ignored folder cannot be
+re-included, as in git); a symlink is followed only when its target lies
+inside the root, and a folder is entered at most once, so symlink loops
+end. Files of a type no parser reads, unreadable folders and refused
+symlinks are reported with a reason instead of failing the walk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from .errors import UnreadableCorpus
+from .sections import format_for
+
+IGNORE_FILE = ".contextpullignore"
+
+UNSUPPORTED = "unsupported file type"
+OUTSIDE_ROOT = "symlink points outside the corpus"
+BROKEN_LINK = "broken symlink"
+SEEN_FOLDER = "symlink to a folder already included (loop or duplicate)"
+UNREADABLE_FOLDER = "folder cannot be listed"
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """A file a parser can read: its corpus path and where it is on disk."""
+
+    path: str  # POSIX, relative to the corpus root; the document's id prefix
+    location: Path
+    format: str  # "markdown" | "text"
+
+
+@dataclass
+class Discovery:
+    files: list[FoundFile] = field(default_factory=list)
+    #: (path, reason) for each file or folder left out for a reason worth reporting
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+_Spec = tuple[str, pathspec.GitIgnoreSpec]  # (folder prefix "a/b/", spec)
+
+
+def discover(root: Path, *, exclude: Iterable[Path] = ()) -> Discovery:
+    """Find every document under ``root``; ``exclude`` lists files to pass over silently.
+
+    Raises :class:`UnreadableCorpus` when ``root`` is missing, not a folder
+    or cannot be listed.
+    """
+    try:
+        real_root = Path(os.path.realpath(root))
+        stat = real_root.stat()
+    except OSError as err:
+        raise _unreadable(root, err.strerror or str(err)) from None
+    if not real_root.is_dir():
+        raise _unreadable(root, "not a folder")
+    walk = _Walk(real_root, {os.path.realpath(p) for p in exclude})
+    walk.seen.add((stat.st_dev, stat.st_ino))
+    try:
+        entries = _list(real_root)
+    except OSError as err:
+        raise _unreadable(root, err.strerror or str(err)) from None
+    walk.folder(real_root, "", entries, [])
+    walk.result.files.sort(key=lambda f: f.path)
+    walk.result.skipped.sort()
+    return walk.result
+
+
+def _unreadable(root: Path, why: str) -> UnreadableCorpus:
+    return UnreadableCorpus(
+        f"cannot read corpus folder {root}: {why}",
+        "pass an existing folder you can read",
+    )
+
+
+def _list(folder: Path) -> list[os.DirEntry[str]]:
+    with os.scandir(folder) as it:
+        return sorted(it, key=lambda e: e.name)
+
+
+def _inside(path: str, root: Path) -> bool:
+    return os.path.commonpath([path, root]) == str(root)
+
+
+class _Walk:
+    def __init__(self, root: Path, exclude: set[str]) -> None:
+        self.root = root
+        self.exclude = exclude
+        self.seen: set[tuple[int, int]] = set()
+        self.result = Discovery()
+
+    def folder(
+        self, location: Path, prefix: str, entries: list[os.DirEntry[str]], specs: list[_Spec]
+    ) -> None:
+        if any(e.name == IGNORE_FILE for e in entries):
+            specs = [*specs, (prefix, _read_spec(location / IGNORE_FILE))]
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            self.entry(entry, prefix + entry.name, specs)
+
+    def entry(self, entry: os.DirEntry[str], rel: str, specs: list[_Spec]) -> None:
+        target = entry.path
+        if entry.is_symlink():
+            target = os.path.realpath(entry.path)
+            if not _inside(target, self.root):
+                self.result.skipped.append((rel, OUTSIDE_ROOT))
+                return
+            if not os.path.exists(target):
+                self.result.skipped.append((rel, BROKEN_LINK))
+                return
+        if entry.is_dir():
+            self.subfolder(Path(entry.path), rel, specs, linked=target != entry.path)
+        elif entry.is_file() and not _ignored(rel, specs):
+            if os.path.realpath(entry.path) in self.exclude:
+                return
+            fmt = format_for(rel)
+            if fmt is None:
+                self.result.skipped.append((rel, UNSUPPORTED))
+            else:
+                self.result.files.append(FoundFile(rel, Path(entry.path), fmt))
+
+    def subfolder(self, location: Path, rel: str, specs: list[_Spec], *, linked: bool) -> None:
+        if _ignored(rel + "/", specs):
+            return
+        stat = location.stat()
+        key = (stat.st_dev, stat.st_ino)
+        if key in self.seen:
+            if linked:
+                self.result.skipped.append((rel + "/", SEEN_FOLDER))
+            return
+        self.seen.add(key)
+        try:
+            entries = _list(location)
+        except OSError:
+            self.result.skipped.append((rel + "/", UNREADABLE_FOLDER))
+            return
+        self.folder(location, rel + "/", entries, specs)
+
+
+def _read_spec(path: Path) -> pathspec.GitIgnoreSpec:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _ignored(rel: str, specs: list[_Spec]) -> bool:
+    """gitignore decision for ``rel``: the deepest ignore file with a matching rule wins."""
+    for base, spec in reversed(specs):
+        if not rel.startswith(base):
+            continue
+        decision = spec.check_file(rel[len(base) :]).include
+        if decision is not None:
+            return decision
+    return False

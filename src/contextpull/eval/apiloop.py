@@ -1,0 +1,189 @@
+"""The pull tool loop over a model API: a model, the five tools, the store, no server process.
+
+Each question runs the loop a tool-using agent runs: the model is given the
+MCP server's own instructions (pull discipline plus index, from
+:func:`~contextpull.instructions.server_instructions`) and :data:`TOOLS`; its
+tool calls are served by :func:`~contextpull.tools.call_json`, the same
+dispatcher the MCP server uses, and refused calls go back to the model as
+tool errors; the loop stops when the model answers or after ``max_turns``
+model calls. The run is reduced to a :class:`PullRun` and counted as ids
+read, ids surfaced or strict reads (docs/adr/008-pull-rows.md).
+
+Guarantees: each worker thread serves tool calls from its own read-only
+store connection, inside one read transaction per call; an API failure raises
+:class:`PullRunFailed` and leaves nothing cached; a finished run is cached on
+disk under a key of everything that can change it, and a replay makes no
+model call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, Usage, get_provider
+from pushpull.models.local_provider import turn_schema
+
+from ..instructions import server_instructions
+from ..ops import Ops
+from ..snippets import DEFAULT_SNIPPET
+from ..store import Store
+from ..store.queries import snapshot
+from ..tools import TOOLS, TOOLS_VERSION, call_json
+from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
+from .pull_retriever import PullRetriever
+
+#: bump when the prompts or the loop's handling of turns change
+PROMPT_VERSION = 1
+MAX_TOKENS = 1024
+STRICT_RULES = (
+    "Strict reading rules for this session:\n"
+    "- Search snippets and grep lines are pointers, not evidence. Never answer from them.\n"
+    "- Before answering, read every section you rely on with the read tool.\n"
+    "- Cite only ids of sections you have read, like [guides/install.md#3]; never cite an id you did not read.\n"
+    "- If nothing you read answers the question, say so rather than guess."
+)
+#: tools whose ``id`` argument the strict grammar limits to ids the agent has been shown
+_ID_TOOLS = ("read", "neighbours")
+
+
+class ApiLoopRetriever(PullRetriever):
+    """Pull retrieval by a model driving the five tools through the model layer.
+
+    ``mode`` is ``read`` (ids the model read), ``surfaced`` (ids read, then ids
+    that search and grep showed) or ``strict`` (ids read under the strict
+    reading rules, enforced by grammar for ``local:`` models). ``snippet`` is
+    the search snippet width the tools default to (0: headings only).
+    ``provider`` replaces ``get_provider(model_spec)`` for a caller that has one.
+    """
+
+    def __init__(
+        self,
+        store_path: str | Path,
+        model_spec: str,
+        *,
+        k: int = 5,
+        mode: CountMode = "read",
+        max_turns: int = 8,
+        snippet: int = DEFAULT_SNIPPET,
+        concurrency: int = 1,
+        cache_dir: str | Path | None = None,
+        ledger: Ledger | None = None,
+        retry: RetryPolicy | None = None,
+        provider: Provider | None = None,
+    ) -> None:
+        super().__init__(k=k, mode=mode, cache_dir=Path(cache_dir) / "pull_runs" if cache_dir else None,
+                         concurrency=concurrency)
+        self.store_path = Path(store_path)
+        self.max_turns = max_turns
+        self.snippet = snippet
+        with Store.open(self.store_path) as store:
+            self.fingerprint = store.fingerprint
+            index_text = store.index_text
+        self.index_hash = text_hash(index_text)
+        self.system = server_instructions(index_text)
+        if mode == "strict":
+            self.system = f"{self.system}\n{STRICT_RULES}\n"
+        self.provider = provider or get_provider(
+            model_spec, cache_dir=Path(cache_dir) if cache_dir else None, ledger=ledger, retry=retry
+        )
+        self.model = self.provider.spec
+        self.grammar = mode == "strict" and self.model.startswith("local:")
+        self._local = threading.local()
+
+    # --- the driver ---------------------------------------------------------
+    def run_key(self, question: str) -> str:
+        return cache_key(
+            driver="api-loop",
+            model=self.model,
+            prompt_version=PROMPT_VERSION,
+            tools_version=TOOLS_VERSION,
+            strict=self.mode == "strict",
+            grammar=self.grammar,
+            max_turns=self.max_turns,
+            snippet=self.snippet,
+            fingerprint=self.fingerprint,
+            index=self.index_hash,
+            question=question,
+        )
+
+    def execute(self, question: str) -> PullRun:
+        started = time.perf_counter()
+        run = PullRun(question=question, model=self.model)
+        messages = [Message("user", question)]
+        usage = Usage()
+        for _ in range(self.max_turns):
+            completion = self._complete(messages, run)
+            usage += completion.usage
+            run.turns += 1
+            if not completion.tool_calls:
+                run.answer = self._answer_text(completion.text)
+                break
+            messages.append(Message("assistant", completion.text, tool_calls=completion.tool_calls))
+            for call in completion.tool_calls:
+                payload, is_error = self.call_tool(call.name, call.arguments)
+                observe(run, call.name, call.arguments, payload, is_error)
+                text = json.dumps(payload, ensure_ascii=False)
+                messages.append(Message("tool", text, tool_call_id=call.id, is_error=is_error))
+        else:
+            run.max_turns_hit = True
+        run.tokens_in, run.tokens_out, run.usd = usage.tokens_in, usage.tokens_out, usage.usd
+        run.wall_s = time.perf_counter() - started
+        return run
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Serve one tool call from this thread's own store connection, in one read transaction."""
+        ops: Ops | None = getattr(self._local, "ops", None)
+        if ops is None:
+            ops = self._local.ops = Ops.open(self.store_path, snippet=self.snippet)
+        with snapshot(ops.store.conn):
+            return call_json(ops, name, arguments)
+
+    # --- one model turn -----------------------------------------------------
+    def _complete(self, messages: list[Message], run: PullRun) -> Any:
+        schema = strict_turn_schema(run) if self.grammar else None
+        try:
+            return self.provider.complete(
+                messages, system=self.system, tools=TOOLS, json_schema=schema, max_tokens=MAX_TOKENS
+            )
+        except ModelError as err:
+            raise PullRunFailed(f"model call failed: {err}", "check the model spec, key and endpoint") from err
+
+    def _answer_text(self, text: str) -> str:
+        """The final answer; under the strict grammar, its text followed by the ids it cites."""
+        if not self.grammar:
+            return text
+        reply = json.loads(text)
+        return " ".join([reply["text"].strip(), *(f"[{sid}]" for sid in unique(reply["cite"]))])
+
+
+def strict_turn_schema(run: PullRun) -> dict[str, Any]:
+    """The grammar of the next turn under the strict rules, from what the run has done so far.
+
+    ``read`` and ``neighbours`` take only ids that search or grep returned
+    (and are not offered before any did); ``answer`` is offered only after a
+    successful read, as ``{"text", "cite"}`` with ``cite`` limited to ids read.
+    """
+    seen, read = unique(run.seen_ids), unique(run.read_ids)
+    tools = [_narrowed(tool, seen) for tool in TOOLS if tool["name"] not in _ID_TOOLS or seen]
+    answer = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "cite": {"type": "array", "items": {"enum": read}, "minItems": 1},
+        },
+        "required": ["text", "cite"],
+        "additionalProperties": False,
+    }
+    return turn_schema(tools, allow_answer=bool(read), answer=answer if read else None)
+
+
+def _narrowed(tool: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+    if tool["name"] not in _ID_TOOLS:
+        return tool
+    schema = tool["input_schema"]
+    properties = {**schema["properties"], "id": {"enum": ids}}
+    return {**tool, "input_schema": {**schema, "properties": properties}}

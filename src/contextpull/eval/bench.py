@@ -1,0 +1,157 @@
+"""``contextpull bench DIR``: one command from a folder to the one table.
+
+Ingest the folder (incremental), export its sections as chunks, build or
+reuse the eval set for that exact corpus, run every row, print the table and
+write the results under ``DIR/.contextpull/bench/``. Rows are a list of small
+builders, each turning the shared :class:`BenchContext` into named
+configurations (or skip reasons), so another kind of row — the pull loops —
+is one more builder in :data:`ROW_BUILDERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pushpull.chunks import Chunk
+from pushpull.errors import HarnessError
+from pushpull.evalset import EvalSet
+from pushpull.models.base import ModelError
+from pushpull.pipeline import Rows, evalset_for, progress_bars, push_rows, require_model, score, spend
+from pushpull.questions import SHAPES
+from pushpull.runner import RunResult, RunRow
+
+from ..errors import ContextPullError
+from ..ingest import IngestReport, default_store_path, ingest
+from ..ops import Ops
+from .pull_rows import pull_row_builder
+from .search_adapter import ContextPullSearch
+
+
+class BenchError(ContextPullError):
+    """The harness refused the run (bad options, a model that cannot run, a stale eval set)."""
+
+    code = "bench_error"
+
+    def __init__(self, message: str, suggestion: str = "", exit_code: int = 1) -> None:
+        super().__init__(message, suggestion)
+        self.exit_code = exit_code
+
+
+@dataclass
+class BenchOptions:
+    corpus: Path
+    k: int = 5
+    shapes: Sequence[str] = SHAPES
+    model: str = "none"
+    sample: int | None = None
+    out: Path | None = None
+    push: Sequence[str] | None = None  # None: every push config
+    n: int = 200
+    seed: int = 0
+    reranker: str | None = None
+    pull: Sequence[str] = ()  # pull agents: provider:model or claude-code[:model]
+
+    @property
+    def out_dir(self) -> Path:
+        return self.out if self.out is not None else self.corpus / ".contextpull" / "bench"
+
+
+@dataclass
+class BenchContext:
+    """What every row builder may use: the options, the store, the chunks, the model."""
+
+    options: BenchOptions
+    store_path: Path
+    chunks: list[Chunk]
+    provider: Any | None
+    cache_dir: Path
+
+
+RowBuilder = Callable[[BenchContext], Rows]
+
+
+def push_row_builder(ctx: BenchContext) -> Rows:
+    """bm25 / dense / hybrid / rerank over the exported chunks (pushpull's push configs)."""
+    return push_rows(ctx.chunks, ctx.options.push, ctx.cache_dir, reranker=ctx.options.reranker)
+
+
+def search_row_builder(ctx: BenchContext) -> Rows:
+    """ContextPull ``search`` taken once, top k: the no-model baseline of the pull side."""
+    return Rows([RunRow(ContextPullSearch.name, ContextPullSearch(ctx.store_path))])
+
+
+ROW_BUILDERS: tuple[RowBuilder, ...] = (push_row_builder, search_row_builder, pull_row_builder)
+
+
+@dataclass
+class BenchResult:
+    run: RunResult
+    ingest: IngestReport
+    evalset: EvalSet
+    paths: dict[str, Path]
+    spend_line: str
+    spend: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from pushpull.report import results_json
+
+        return {
+            **results_json(self.run, self.spend),
+            "ingest": self.ingest.to_dict(),
+            "outputs": {name: str(path) for name, path in self.paths.items()},
+            "spend_line": self.spend_line,
+        }
+
+
+def export_chunks(store_path: Path) -> list[Chunk]:
+    """The store's sections as harness chunks (what ``export-chunks`` writes)."""
+    with Ops.open(store_path) as ops:
+        return [Chunk(c["id"], c["text"], c["source"]) for c in ops.chunks()]
+
+
+def _ingest(corpus: Path) -> IngestReport:
+    with progress_bars() as progress:
+        task = progress.add_task("ingesting", total=None)
+        return ingest(corpus, progress=lambda done, total: progress.update(task, completed=done, total=total))
+
+
+def run_bench(options: BenchOptions, row_builders: Sequence[RowBuilder] = ROW_BUILDERS) -> BenchResult:
+    """Ingest, export, build or reuse the eval set, run every row, write the outputs.
+
+    Raises the ContextPull error family: ingest and store errors as they are,
+    harness and model refusals as :class:`BenchError`.
+    """
+    try:
+        return _run(options, row_builders)
+    except HarnessError as err:
+        raise BenchError(err.message, err.suggestion, err.exit_code) from err
+    except ModelError as err:
+        raise BenchError(str(err), "pass --model none to run the computed shapes only") from err
+
+
+def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResult:
+    report = _ingest(options.corpus)
+    store_path = Path(report.store) if report.store else default_store_path(options.corpus)
+    chunks = export_chunks(store_path)
+    out_dir = options.out_dir
+    provider = require_model(options.model, out_dir)
+    evalset = evalset_for(chunks, out_dir, shapes=options.shapes, provider=provider, n=options.n, seed=options.seed)
+    if not evalset.questions:
+        reasons = "; ".join(f"{s}: {why}" for s, why in evalset.skipped.items())
+        raise HarnessError(f"the corpus supports no eval questions ({reasons})", "add a model (--model) or documents with tables or identifier families")
+    ctx = BenchContext(options, store_path, chunks, provider, out_dir)
+    rows = Rows()
+    for build in row_builders:
+        rows.extend(build(ctx))
+    try:
+        result, paths = score(chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=provider)
+    finally:
+        for row in rows.rows:
+            close = getattr(row.adapter, "close", None)
+            if callable(close):
+                close()
+    line, figures = spend()
+    return BenchResult(result, report, evalset, paths, line, figures)

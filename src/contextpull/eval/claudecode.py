@@ -1,0 +1,279 @@
+"""Claude Code headless as a pull adapter: the real agent, driving the real MCP server.
+
+Each question is one ``claude -p`` run with only the ContextPull server
+attached (``--strict-mcp-config``), its five tools pre-approved, the built-in
+file and shell tools refused, and an empty scratch folder as the working
+directory, so whatever Claude Code learns about the corpus it learns through
+ContextPull. The run's ``stream-json`` transcript is parsed into a
+:class:`~contextpull.eval.pull_record.PullRun`.
+
+Guarantees: before the first run the server command is started and its
+tools listed through the MCP client, so a broken install fails in seconds
+with a clear error instead of after a paid run that measured nothing; a run
+that made no ContextPull tool call, or that ended in an error, raises
+:class:`~contextpull.eval.pull_record.PullRunFailed` and is not cached.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..cli.serve import server_command
+from ..store import Store
+from ..tools import TOOLS, TOOLS_VERSION
+from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
+from .pull_retriever import PullRetriever
+
+SERVER = "contextpull"
+TOOL_PREFIX = f"mcp__{SERVER}__"
+#: bump when the appended prompt or the flags change what a run does
+PROMPT_VERSION = 1
+CITATION_PROMPT = (
+    "Answer only from the documents behind the contextpull tools. Use search or grep to find"
+    " sections, then read each section you rely on. Cite every section you used as [section-id]"
+    " right after the statement it supports. If the documents do not say, answer that they do not."
+)
+#: Claude Code's own tools that could reach the corpus around the MCP server
+BUILTIN_TOOLS = ("Bash", "Read", "Grep", "Glob", "LS", "Edit", "MultiEdit", "Write", "NotebookEdit",
+                 "WebFetch", "WebSearch", "Task", "TodoWrite")
+PREFLIGHT_TIMEOUT_S = 60.0
+
+
+class ClaudeCodeRetriever(PullRetriever):
+    """Pull retrieval by ``claude -p`` with ``contextpull serve <store>`` attached over stdio."""
+
+    def __init__(
+        self,
+        store_path: str | Path,
+        *,
+        claude: str = "claude",
+        model: str | None = None,
+        k: int = 5,
+        mode: CountMode = "read",
+        max_turns: int = 8,
+        cache_dir: str | Path | None = None,
+        concurrency: int = 1,
+        timeout_s: float = 600.0,
+    ) -> None:
+        super().__init__(k=k, mode=mode, cache_dir=cache_dir, concurrency=concurrency)
+        self.store_path = Path(store_path).absolute()
+        with Store.open(self.store_path) as store:
+            self.fingerprint = store.fingerprint
+            self.index_hash = text_hash(store.index_text)
+        self.claude = claude
+        self.model = f"claude-code:{model or 'default'}"
+        self.claude_model = model
+        self.max_turns = max_turns
+        self.timeout_s = timeout_s
+        self.server = [*server_command(), "serve", str(self.store_path)]
+        self._checked = threading.Lock()
+        self._version: str | None = None
+
+    # --- the driver ---------------------------------------------------------
+    def run_key(self, question: str) -> str:
+        return cache_key(
+            driver="claude-code",
+            claude_version=self.version(),
+            model=self.claude_model,
+            prompt_version=PROMPT_VERSION,
+            tools_version=TOOLS_VERSION,
+            max_turns=self.max_turns,
+            fingerprint=self.fingerprint,
+            index=self.index_hash,
+            question=question,
+        )
+
+    def execute(self, question: str) -> PullRun:
+        self.version()  # runs the preflight once, before any paid run
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="contextpull-claude-") as scratch:
+            config = Path(scratch) / "mcp.json"
+            config.write_text(json.dumps(self.mcp_config()), encoding="utf-8")
+            work = Path(scratch) / "work"
+            work.mkdir()
+            try:
+                done = subprocess.run(
+                    self.command(question, config),
+                    cwd=work,
+                    capture_output=True,
+                    text=True,
+                    timeout=self.timeout_s,
+                )
+            except (OSError, subprocess.TimeoutExpired) as err:
+                raise PullRunFailed(f"claude did not finish: {err}", "check the claude executable") from err
+        run = parse_stream(done.stdout.splitlines(), question=question, model=self.model)
+        run.wall_s = time.perf_counter() - started
+        if done.returncode != 0 and not run.answer and not run.max_turns_hit:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise PullRunFailed(f"claude exited with status {done.returncode}: {tail[0]}", "run the command by hand")
+        if not any(call.name in TOOL_NAMES for call in run.tool_calls):
+            raise PullRunFailed(
+                "claude made no ContextPull tool call, so the run measured nothing",
+                "check that the contextpull server starts and that the tools are allowed",
+            )
+        return run
+
+    # --- what one run is made of ---------------------------------------------
+    def mcp_config(self) -> dict[str, Any]:
+        command, *args = self.server
+        return {"mcpServers": {SERVER: {"type": "stdio", "command": command, "args": args}}}
+
+    def command(self, question: str, config: Path) -> list[str]:
+        argv = [
+            self.claude, "-p", question,
+            "--mcp-config", str(config),
+            "--strict-mcp-config",
+            "--output-format", "stream-json",
+            "--verbose",
+            "--append-system-prompt", CITATION_PROMPT,
+            "--allowedTools", ",".join(TOOL_PREFIX + name for name in TOOL_NAMES),
+            "--disallowedTools", ",".join(BUILTIN_TOOLS),
+            "--max-turns", str(self.max_turns),
+        ]
+        if self.claude_model:
+            argv += ["--model", self.claude_model]
+        return argv
+
+    def version(self) -> str:
+        """``claude --version``, after checking once that claude and the server both start."""
+        with self._checked:
+            if self._version is None:
+                check_server(self.server)
+                self._version = _claude_version(self.claude)
+            return self._version
+
+
+TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOLS)
+
+
+def _claude_version(claude: str) -> str:
+    try:
+        done = subprocess.run([claude, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise PullRunFailed(f"cannot run {claude!r}: {err}", "install Claude Code or pass its path") from err
+    if done.returncode != 0:
+        raise PullRunFailed(f"{claude} --version failed: {done.stderr.strip()}", "check the Claude Code install")
+    return done.stdout.strip()
+
+
+def check_server(command: list[str]) -> None:
+    """Start the MCP server command and list its tools; raise PullRunFailed unless all five are served.
+
+    A missing extra or a bad store path shows up here as a server that dies
+    on start, in seconds, rather than as a Claude Code run with no tools; the
+    server's last line on stderr goes into the error.
+    """
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+
+        async def probe() -> set[str]:
+            with anyio.fail_after(PREFLIGHT_TIMEOUT_S):
+                params = StdioServerParameters(command=command[0], args=command[1:])
+                async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+                    return {tool.name for tool in (await client.list_tools()).tools}
+
+        try:
+            served = anyio.run(probe)
+        except Exception as err:  # a dead server surfaces as several SDK exception types
+            errlog.seek(0)
+            said = errlog.read().strip().splitlines()[-1:] or [str(err) or type(err).__name__]
+            raise PullRunFailed(
+                f"the ContextPull MCP server did not start ({' '.join(command)}): {said[0]}",
+                "run that command by hand to see why",
+            ) from err
+    missing = sorted(set(TOOL_NAMES) - served)
+    if missing:
+        raise PullRunFailed(f"the MCP server lacks tools: {', '.join(missing)}", "reinstall contextpull")
+
+
+# --- the stream-json transcript -------------------------------------------------
+def parse_stream(lines: Iterable[str], *, question: str, model: str) -> PullRun:
+    """A Claude Code ``--output-format stream-json`` transcript as a PullRun.
+
+    Tool uses of ContextPull (``mcp__contextpull__<tool>``) are matched to
+    their ``tool_result`` by id and observed like the API loop observes its own
+    calls; any other tool use is recorded under its full name. The final
+    ``result`` message supplies the answer, turns, tokens and cost. Lines that
+    are not JSON (a stray log line) are skipped.
+    """
+    run = PullRun(question=question, model=model)
+    pending: dict[str, tuple[str, dict[str, Any]]] = {}
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("type")
+        if kind == "system" and event.get("subtype") == "init":
+            _check_connected(event)
+        elif kind == "assistant":
+            for block in _content(event):
+                if block.get("type") == "tool_use":
+                    name = str(block.get("name", ""))
+                    short = name.removeprefix(TOOL_PREFIX) if name.startswith(TOOL_PREFIX) else name
+                    pending[str(block.get("id"))] = (short, dict(block.get("input") or {}))
+        elif kind == "user":
+            for block in _content(event):
+                if block.get("type") == "tool_result" and str(block.get("tool_use_id")) in pending:
+                    name, arguments = pending.pop(str(block.get("tool_use_id")))
+                    is_error = bool(block.get("is_error"))
+                    observe(run, name, arguments, _payload(block.get("content")), is_error)
+        elif kind == "result":
+            _finish(run, event)
+    return run
+
+
+def _check_connected(event: dict[str, Any]) -> None:
+    for server in event.get("mcp_servers") or []:
+        if server.get("name") == SERVER and server.get("status") != "connected":
+            raise PullRunFailed(
+                f"Claude Code could not connect the {SERVER} MCP server (status {server.get('status')!r})",
+                "run `contextpull serve <store>` by hand to see why",
+            )
+
+
+def _content(event: dict[str, Any]) -> list[dict[str, Any]]:
+    content = (event.get("message") or {}).get("content")
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+
+
+def _payload(content: Any) -> Any:
+    """The JSON object a ContextPull tool returned, from a tool_result's content."""
+    if isinstance(content, list):
+        content = "".join(block.get("text", "") for block in content if isinstance(block, dict))
+    try:
+        return json.loads(content) if isinstance(content, str) else None
+    except ValueError:
+        return None
+
+
+def _finish(run: PullRun, event: dict[str, Any]) -> None:
+    subtype = str(event.get("subtype", ""))
+    if subtype == "error_max_turns":
+        run.max_turns_hit = True
+    elif event.get("is_error") or subtype != "success":
+        raise PullRunFailed(
+            f"claude reported an error ({subtype}): {str(event.get('result') or '')[:200]}",
+            "check the API key and the model name",
+        )
+    run.answer = str(event.get("result") or "")
+    run.turns = int(event.get("num_turns") or 0)
+    usage = event.get("usage") or {}
+    run.tokens_in = sum(int(usage.get(name) or 0) for name in (
+        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    run.tokens_out = int(usage.get("output_tokens") or 0)
+    cost = event.get("total_cost_usd")
+    run.usd = float(cost) if cost is not None else None

@@ -1,0 +1,156 @@
+"""The pull rows of the bench table: one agent, three ways to count what it retrieved.
+
+For a model spec the bench gets ``pull, ids read (<model>)`` and ``pull, ids
+surfaced (<model>)``, which count the same run per question, and ``pull,
+strict reads (<model>)``, a run of its own under the strict reading rules.
+``claude-code[:<model>]`` gets the first two through Claude Code headless.
+Beside them, ``pull baseline: read top search hits`` reads what search ranks
+first with no model at all, so the table shows what the model adds. The
+distance between the surfaced and the read rows is the snippet leakage:
+recall that only counts because a snippet showed an id the agent never read
+(docs/adr/008-pull-rows.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pushpull.models import NoModelConfigured
+from pushpull.pipeline import Rows
+from pushpull.runner import RunResult, RunRow
+
+from ..ops import Ops
+from ..store.queries import snapshot
+from ..tools import call_json
+from .apiloop import ApiLoopRetriever
+from .claudecode import ClaudeCodeRetriever
+from .pull_record import CountMode, PullRunFailed
+from .pull_retriever import PullRetriever
+
+if TYPE_CHECKING:
+    from .bench import BenchContext
+
+CLAUDE_CODE = "claude-code"
+BASELINE_ROW = "pull baseline: read top search hits"
+_ROW_NAMES: dict[CountMode, str] = {
+    "read": "pull, ids read ({model})",
+    "surfaced": "pull, ids surfaced ({model})",
+    "strict": "pull, strict reads ({model})",
+}
+
+
+def row_name(mode: CountMode, model: str) -> str:
+    return _ROW_NAMES[mode].format(model=model)
+
+
+def pull_rows(
+    spec: str,
+    store_path: Path,
+    *,
+    k: int = 5,
+    cache_dir: Path | None = None,
+    judge: Any | None = None,
+    concurrency: int = 1,
+    max_turns: int = 8,
+) -> Rows:
+    """The named pull rows for ``spec`` (``provider:model`` or ``claude-code[:model]``).
+
+    A spec that cannot run here (no key, no model file, no runtime) becomes a
+    skipped row with the reason, as the push side does. Pull rows are
+    ``sampled``: they see the ``--sample`` questions only.
+    """
+    kind, _, model = spec.partition(":")
+    names = [row_name(mode, spec) for mode in _ROW_NAMES]
+    if kind == CLAUDE_CODE and shutil.which("claude") is None:
+        return Rows(skipped={name: "claude (Claude Code) is not on PATH" for name in names[:2]})
+    try:
+        if kind == CLAUDE_CODE:
+            shared: PullRetriever = ClaudeCodeRetriever(
+                store_path, model=model or None, k=k, max_turns=max_turns, cache_dir=cache_dir,
+                concurrency=concurrency,
+            )
+            strict: PullRetriever | None = None
+        else:
+            options = dict(k=k, max_turns=max_turns, cache_dir=cache_dir, concurrency=concurrency)
+            shared = ApiLoopRetriever(store_path, spec, mode="read", **options)
+            strict = ApiLoopRetriever(store_path, spec, mode="strict", **options)
+    except NoModelConfigured as err:
+        return Rows(skipped={name: str(err) for name in names})
+    adapters = [shared, shared.counting("surfaced"), *([strict] if strict else [])]
+    rows = Rows()
+    for adapter in adapters:
+        adapter.judge = judge
+        rows.rows.append(RunRow(row_name(adapter.mode, shared.model), adapter, sampled=True))
+    return rows
+
+
+def pull_row_builder(ctx: BenchContext) -> Rows:
+    """The bench's pull rows: with any ``--pull`` spec, the no-model baseline, then each spec's rows."""
+    if not ctx.options.pull:
+        return Rows()
+    rows = Rows([RunRow(BASELINE_ROW, ReadTopHits(ctx.store_path))])
+    for spec in ctx.options.pull:
+        rows.extend(pull_rows(spec, ctx.store_path, k=ctx.options.k, cache_dir=ctx.cache_dir / "pull",
+                              judge=ctx.provider))
+    return rows
+
+
+class ReadTopHits:
+    """The no-model pull baseline: search the question as asked, read the top ``k`` hits.
+
+    Every id goes through the same ``search`` and ``read`` tools a model
+    would call, and counts only when its read succeeded; the ids are then
+    what search ranks first, so this row sets the floor the pull rows are
+    measured against.
+    """
+
+    concurrency = 1
+
+    def __init__(self, store_path: str | Path) -> None:
+        self._ops = Ops.open(Path(store_path))
+        self._reads = self._queries = 0
+
+    def retrieve(self, query: str, k: int) -> list[str]:
+        with snapshot(self._ops.store.conn):
+            found, is_error = call_json(self._ops, "search", {"query": query, "limit": k, "snippet": 0})
+            if is_error:
+                raise PullRunFailed(found["message"], found.get("suggestion", ""))
+            read = [hit["id"] for hit in found["hits"] if not call_json(self._ops, "read", {"id": hit["id"]})[1]]
+        self._queries += 1
+        self._reads += len(read)
+        return read
+
+    def stats(self) -> dict[str, Any]:
+        queries = self._queries
+        return {"queries": queries, "tool_calls": queries + self._reads, "tokens_in": 0, "tokens_out": 0,
+                "reads_per_query": round(self._reads / queries, 3) if queries else 0.0, "model": "none"}
+
+    def close(self) -> None:
+        self._ops.close()
+
+
+def snippet_leakage(run: RunResult) -> dict[str, float]:
+    """Surfaced recall minus read recall, per pull model run in both ways.
+
+    Positive values are recall a row would claim only because search or grep
+    showed an id in a snippet; the read row is the honest figure.
+    """
+    by_name = {row.name: row for row in run.rows}
+    prefix, leakage = "pull, ids read (", {}
+    for name, row in by_name.items():
+        model = name[len(prefix):-1] if name.startswith(prefix) else None
+        surfaced = by_name.get(row_name("surfaced", model)) if model else None
+        if model and surfaced is not None:
+            leakage[model] = round(surfaced.overall.recall - row.overall.recall, 3)
+    return leakage
+
+
+def leakage_lines(run: RunResult) -> Sequence[str]:
+    """One line per pull model: its snippet leakage, for under the table."""
+    return [
+        f"snippet leakage ({model}): {value:+.3f} recall@{run.k} (surfaced minus read)"
+        for model, value in snippet_leakage(run).items()
+    ]

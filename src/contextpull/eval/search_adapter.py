@@ -1,0 +1,37 @@
+"""ContextPull's own ``search`` as a one-shot push adapter.
+
+One call, top ``k`` pointers, no model: the floor a pull loop starts from.
+The constructor takes no required argument, so the same class loads under
+pushpull and under ragbisect (``contextpull.eval.search_adapter:ContextPullSearch``),
+opening ``$CONTEXTPULL_STORE`` or ``./.contextpull/store.sqlite``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..cli.common import DEFAULT_STORE, STORE_ENV
+from ..ops import Ops
+
+
+class ContextPullSearch:
+    """``retrieve(query, k)`` = the ids of ``search(query, limit=k)``, best first.
+
+    ``concurrency`` stays 1: one store connection serves the whole row.
+    A query search rejects (no words in it) raises, and the harness scores
+    that question as a counted miss.
+    """
+
+    name = "contextpull search"
+    concurrency = 1
+
+    def __init__(self, store: str | Path | None = None) -> None:
+        path = store if store is not None else os.environ.get(STORE_ENV) or DEFAULT_STORE
+        self._ops = Ops.open(Path(path), snippet=0)
+
+    def retrieve(self, query: str, k: int) -> list[str]:
+        return [hit.id for hit in self._ops.search(query, limit=k, snippet=0).hits]
+
+    def close(self) -> None:
+        self._ops.close()

@@ -1,0 +1,216 @@
+"""The index: the corpus's table of contents that stays in the model's context.
+
+It must fit a token budget (``contextpull.tokens.estimate_tokens``) whatever
+the corpus size, header included. Forms are tried from most to least
+informative and the first that fits is kept:
+
+1. ``full``: one line per document with its summary (title + first sentence);
+2. ``titles``: one line per document with its title only;
+3. ``compact``: one line per document, path and section count only;
+4. ``hierarchical``: documents grouped by folder, as deep as still fits,
+   with the instruction to expand a folder with ``index(prefix="dir/")``;
+5. ``truncated``: the top-level grouping cut off with a count of what is left
+   (or, for absurdly small budgets, the header alone, shortened).
+
+The same text is produced for the same documents and budget, so an
+unchanged corpus yields a byte-identical index.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import BadFilter
+from .store.connection import DocumentEntry, Store
+from .tokens import estimate_tokens
+
+DEFAULT_BUDGET = 3000
+SUMMARY_SOURCE = "offline: title + first sentence"
+_SUMMARY_CHARS = 160
+_TITLE_CHARS = 80
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class IndexText:
+    text: str
+    mode: str  # full | titles | compact | hierarchical | truncated
+    tokens: int
+
+
+def build_index(
+    documents: Sequence[DocumentEntry], *, fingerprint: str, budget: int = DEFAULT_BUDGET
+) -> IndexText:
+    """The stored index for a whole corpus (``documents`` in path order)."""
+    sections = sum(d.section_count for d in documents)
+    header = (
+        f"Corpus index: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
+        f" (corpus {fingerprint[:12]}; summaries: {SUMMARY_SOURCE})"
+    )
+    return _render(documents, header, base="", budget=budget)
+
+
+def index_for_prefix(store: Store, prefix: str, budget: int | None = None) -> IndexText:
+    """The documents under ``prefix`` (a folder or path prefix), in the index's line format.
+
+    ``"guides"`` and ``"guides/"`` both mean the folder; a prefix that names
+    no folder matches paths by plain prefix. Raises :class:`BadFilter`,
+    listing the valid top-level paths, when nothing matches.
+    """
+    if budget is None:
+        budget = int(store.meta("index_budget") or DEFAULT_BUDGET)
+    wanted = normalise_prefix(prefix)
+    if not wanted:
+        return build_index(store.documents(), fingerprint=store.fingerprint, budget=budget)
+    shown = wanted if wanted.endswith("/") else wanted + "/"
+    documents = store.documents(shown)
+    folder = shown
+    if not documents and not wanted.endswith("/"):
+        documents = store.documents(wanted)
+        shown, folder = wanted, wanted[: wanted.rfind("/") + 1]
+    if not documents:
+        tops = sorted({_top_level(d.path) for d in store.documents()})
+        listed = ", ".join(tops[:20]) + (f", … ({len(tops) - 20} more)" if len(tops) > 20 else "")
+        raise BadFilter(
+            f"no document path starts with {prefix!r}",
+            f"valid top-level paths: {listed}" if tops else "the store holds no documents",
+        )
+    sections = sum(d.section_count for d in documents)
+    header = (
+        f"Documents under {shown}: {_count(len(documents), 'document')},"
+        f" {_count(sections, 'section')}"
+    )
+    return _render(documents, header, base=folder, budget=budget)
+
+
+def normalise_prefix(prefix: str) -> str:
+    """``./guides`` and ``/guides`` and ``guides`` are the same prefix; ``\\`` becomes ``/``."""
+    text = prefix.strip().replace("\\", "/")
+    while text.startswith(("./", "/")):
+        text = text[2:] if text.startswith("./") else text[1:]
+    return "" if text == "." else text
+
+
+def _top_level(path: str) -> str:
+    head, sep, _ = path.partition("/")
+    return head + sep
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _tokens(lines: Sequence[str]) -> int:
+    # Token pieces never span whitespace, so line counts add up exactly.
+    return sum(estimate_tokens(line) for line in lines)
+
+
+def _described_line(doc: DocumentEntry, about: str, limit: int) -> str:
+    about = _SPACE.sub(" ", about).strip()
+    if len(about) > limit:
+        about = about[: limit - 1].rstrip() + "…"
+    tail = f" ({_count(doc.section_count, 'section')})"
+    return f"- {doc.path} — {about}{tail}" if about else f"- {doc.path}{tail}"
+
+
+def _full_line(doc: DocumentEntry) -> str:
+    return _described_line(doc, doc.summary or doc.title, _SUMMARY_CHARS)
+
+
+def _title_line(doc: DocumentEntry) -> str:
+    return _described_line(doc, doc.title, _TITLE_CHARS)
+
+
+def _compact_line(doc: DocumentEntry) -> str:
+    return f"- {doc.path} ({doc.section_count})"
+
+
+_COMPACT_LEGEND = "One line per document: path (sections)."
+_FOLDER_LEGEND = 'Folders are collapsed: call index(prefix="folder/") to list one.'
+
+
+def _render(
+    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
+) -> IndexText:
+    candidates: list[tuple[str, list[str]]] = [
+        ("full", [header, *map(_full_line, documents)]),
+        ("titles", [header, *map(_title_line, documents)]),
+        ("compact", [header, _COMPACT_LEGEND, *map(_compact_line, documents)]),
+    ]
+    for mode, lines in candidates:
+        tokens = _tokens(lines)
+        if tokens <= budget:
+            return IndexText("\n".join(lines), mode, tokens)
+    fitting = _deepest_grouping(documents, header, base=base, budget=budget)
+    if fitting is not None:
+        return IndexText("\n".join(fitting), "hierarchical", _tokens(fitting))
+    lines = _truncated(documents, header, base=base, budget=budget)
+    return IndexText("\n".join(lines), "truncated", _tokens(lines))
+
+
+def _grouped(documents: Sequence[DocumentEntry], *, base: str, depth: int) -> list[str]:
+    """Entries with folders ``depth`` levels below ``base`` collapsed into one line each."""
+    folders: dict[str, list[int]] = {}
+    lines: list[tuple[str, str]] = []
+    for doc in documents:
+        parts = doc.path[len(base) :].split("/")
+        if len(parts) - 1 < depth:
+            lines.append((doc.path, _compact_line(doc)))
+            continue
+        key = base + "/".join(parts[:depth]) + "/"
+        counts = folders.setdefault(key, [0, 0])
+        counts[0] += 1
+        counts[1] += doc.section_count
+    for key, (docs, sections) in folders.items():
+        lines.append((key, f"- {key} — {_count(docs, 'document')}, {_count(sections, 'section')}"))
+    return [line for _, line in sorted(lines)]
+
+
+def _deepest_grouping(
+    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
+) -> list[str] | None:
+    deepest = max(d.path[len(base) :].count("/") for d in documents)
+    best: list[str] | None = None
+    for depth in range(1, deepest + 1):
+        lines = [
+            header,
+            _COMPACT_LEGEND,
+            _FOLDER_LEGEND,
+            *_grouped(documents, base=base, depth=depth),
+        ]
+        if _tokens(lines) > budget:
+            break
+        best = lines
+    return best
+
+
+def _truncated(
+    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
+) -> list[str]:
+    entries = _grouped(documents, base=base, depth=1)
+    head = [header, _COMPACT_LEGEND, _FOLDER_LEGEND]
+    if _tokens(head) > budget:
+        return _shortened(header, budget)
+    lines = list(head)
+    used = _tokens(lines)
+    for shown, entry in enumerate(entries):
+        rest = len(entries) - shown
+        more = f'… {rest:,} more entries: call index(prefix="…") with a folder or path prefix.'
+        cost = estimate_tokens(entry)
+        if used + cost + estimate_tokens(more) > budget:
+            if used + estimate_tokens(more) <= budget:
+                lines.append(more)
+            break
+        lines.append(entry)
+        used += cost
+    return lines
+
+
+def _shortened(header: str, budget: int) -> list[str]:
+    """The header cut at a word boundary to ``budget`` tokens (possibly empty)."""
+    words = header.split(" ")
+    while words and estimate_tokens(" ".join(words)) > budget:
+        words.pop()
+    return [" ".join(words)] if words else []

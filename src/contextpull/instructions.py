@@ -1,0 +1,42 @@
+"""What a model is told about the tools, in one place for every surface.
+
+The MCP server and the API tool loop both send :func:`server_instructions`,
+so a model gets the same discipline and the same index however it is
+connected; :func:`claude_md` is the same advice for a project's CLAUDE.md.
+"""
+
+from __future__ import annotations
+
+#: the sentence every tool description ends with
+CITE = "Search returns pointers, read returns text; cite the ids you read, like [guides/install.md#3]."
+
+
+def pull_discipline() -> str:
+    """The short statement of how to use the five tools well."""
+    return (
+        "You answer from a document corpus through five tools; its index is the table of contents.\n"
+        "- search returns pointers (ids, headings, snippets), never the text: use it to find sections.\n"
+        "- read returns a section's text verbatim: read before you answer; neighbours shows the sections around it.\n"
+        "- To compare documents, search each one separately with `in` (a path or glob).\n"
+        "- grep finds exact strings: codes, flags, error messages, numbers.\n"
+        "- index(prefix) lists the documents under a folder.\n"
+        "- Answer only from what you read, and cite each claim with its section id in brackets,"
+        " like [guides/install.md#3]."
+    )
+
+
+def server_instructions(index_text: str) -> str:
+    """The discipline followed by the corpus index: the MCP server's and the API loop's instructions."""
+    return f"{pull_discipline()}\n\n{index_text.strip()}\n"
+
+
+def claude_md() -> str:
+    """A CLAUDE.md snippet that teaches an agent to pull from the corpus through the CLI or MCP tools."""
+    return (
+        "## Documentation corpus (ContextPull)\n\n"
+        "This project's documents are served by ContextPull, as MCP tools or the `contextpull` CLI.\n\n"
+        f"{pull_discipline()}\n\n"
+        "From a shell: `contextpull index`, `contextpull search \"words\" --in 'guides/*'`, "
+        "`contextpull read path.md#3 --context 1`, `contextpull grep TX-4501`, "
+        "`contextpull neighbours path.md#3` (add `--json` for machine-readable output).\n"
+    )

@@ -1,0 +1,305 @@
+"""Markdown to a block outline with exact source offsets.
+
+markdown-it-py (CommonMark, GFM tables, YAML front matter) finds the blocks;
+its token ``map`` line ranges give exact offsets into the source. Inline
+parsing is switched off: sectioning needs blocks only, and skipping it more
+than doubles throughput. Heading text is cleaned by :func:`strip_inline`.
+
+Documentation sites add block containers CommonMark does not know, and
+getting them wrong would cut sections in the middle of a note or a tab:
+
+* MkDocs admonitions ``!!! note "Title"``, ``??? tip``, ``???+ tip`` and
+  content tabs ``=== "Tab"``: a marker line starting a top-level paragraph,
+  plus the following lines indented 4 spaces (CommonMark sees those as
+  indented code or paragraph continuation);
+* Docusaurus admonitions ``:::note Title`` ... ``:::`` (nesting by colon
+  count; an unclosed opener is an ordinary paragraph).
+
+A container is one block: headings and fences inside it never start a
+section, and it may only be divided at its own paragraph breaks outside
+fenced code. GitHub alerts (``> [!NOTE]``) are block quotes; MDX ``import``
+lines and HTML comment front matter are ordinary blocks.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from .blocks import Block, Outline, Span, line_offsets, tile
+
+__all__ = ["outline", "strip_inline"]
+
+_MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable(["inline", "text_join"])
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_MKDOCS_MARKER = re.compile(r" {0,3}(?:(?:!!!|\?\?\?\+?)[ \t]+\S|===\+?[ \t]+\")")
+_DOCUSAURUS_OPEN = re.compile(r" {0,3}(:{3,})[ \t]*[A-Za-z]")
+_DOCUSAURUS_CLOSE = re.compile(r" {0,3}(:{3,})[ \t]*$")
+_FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_MDX_STATEMENT = re.compile(r"(?:import|export)\s")
+_SIMPLE_TYPES = (str, int, float, bool, type(None))
+
+_GROUP_KIND = {
+    "heading_open": "heading",
+    "paragraph_open": "paragraph",
+    "fence": "code",
+    "code_block": "code",
+    "table_open": "table",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "blockquote_open": "quote",
+    "html_block": "html",
+    "front_matter": "front_matter",
+}
+
+
+def outline(text: str) -> Outline:
+    """The top-level blocks of ``text`` (decoded, newline-normalised Markdown)."""
+    return _Builder(text).build()
+
+
+class _Builder:
+    """One pass over the top-level token groups of one document."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines, self.offsets = line_offsets(text)
+        self.tokens = _MD.parse(text)
+        self.blocks: list[Block] = []
+        self.code: list[Span] = []
+        self.tables: list[Span] = []
+        self.metadata: dict[str, Any] = {}
+        self.title: str | None = None
+        self.lead = ""
+        self._fence_lines: set[int] | None = None
+
+    def build(self) -> Outline:
+        groups = list(self._groups())
+        index = 0
+        while index < len(groups):
+            first, last = groups[index]
+            token = self.tokens[first]
+            line = token.map[0] if token.map else 0
+            container_end = self._container_end(token) if token.type == "paragraph_open" else None
+            if container_end is None:
+                self._add_group(first, last)
+                index += 1
+                continue
+            while index < len(groups) and (self.tokens[groups[index][0]].map or (0, 0))[0] < container_end:
+                container_end = max(container_end, (self.tokens[groups[index][0]].map or (0, 0))[1])
+                index += 1
+            self._add_container(line, container_end)
+        return Outline(
+            blocks=tile(self.blocks, self.text),
+            code=tuple(self.code),
+            tables=tuple(self.tables),
+            metadata=self.metadata,
+            title=self.title,
+            lead=self.lead,
+        )
+
+    def _groups(self):
+        """(first, last) token indexes of each top-level block, in order."""
+        tokens = self.tokens
+        index = 0
+        while index < len(tokens):
+            if tokens[index].nesting == 1:
+                end = index + 1
+                while not (tokens[end].level == 0 and tokens[end].nesting == -1):
+                    end += 1
+                yield index, end
+                index = end + 1
+            else:
+                yield index, index
+                index += 1
+
+    def _span(self, token: Token) -> Span:
+        begin, end = token.map or (0, 0)
+        return self.offsets[begin], self.offsets[end]
+
+    def _add_group(self, first: int, last: int) -> None:
+        token = self.tokens[first]
+        if token.map is None:
+            return
+        kind = _GROUP_KIND.get(token.type, "other")
+        start, end = self._span(token)
+        if kind == "heading":
+            self.blocks.append(Block(start, end, "heading", int(token.tag[1]), strip_inline(self.tokens[first + 1].content)))
+        elif kind == "table":
+            begin, stop = token.map
+            self.tables.append((start, end))
+            header_end = self.offsets[begin + 2]
+            cuts = tuple(self.offsets[k] for k in range(begin + 3, stop))
+            self.blocks.append(Block(start, end, "table", cuts=cuts, header_end=header_end))
+        elif kind == "code":
+            self.code.append((start, end))
+            indented = token.type == "code_block"
+            cuts = tuple(self.offsets[k] for k in range(token.map[0] + 1, token.map[1])) if indented else ()
+            self.blocks.append(Block(start, end, "code", cuts=cuts))
+        elif kind == "front_matter":
+            self._front_matter(token.content)
+            self.blocks.append(Block(start, end, "front_matter"))
+        else:
+            cuts: list[int] = []
+            for inner in self.tokens[first + 1 : last]:
+                if inner.map is None or inner.nesting == -1:
+                    continue
+                if inner.level == 1 and inner.map[0] > token.map[0]:
+                    cuts.append(self.offsets[inner.map[0]])
+                if inner.type in ("fence", "code_block"):
+                    self.code.append(self._span(inner))
+            if kind == "paragraph" and not self.lead:
+                self._maybe_lead(start, end)
+            self.blocks.append(Block(start, end, kind, cuts=tuple(sorted(set(cuts)))))
+
+    def _maybe_lead(self, start: int, end: int) -> None:
+        source = self.text[start:end]
+        if not _MDX_STATEMENT.match(source) and strip_inline(source):
+            self.lead = source
+
+    def _container_end(self, token: Token) -> int | None:
+        """The line after a container that starts at this paragraph, or None."""
+        begin, end = token.map or (0, 0)
+        first = self.lines[begin]
+        if _MKDOCS_MARKER.match(first):
+            last = begin
+            for number in range(begin + 1, len(self.lines)):
+                line = self.lines[number]
+                if line.startswith(("    ", "\t")):
+                    last = number
+                elif line.strip():
+                    break
+            return max(last + 1, end)
+        opener = _DOCUSAURUS_OPEN.match(first)
+        if opener:
+            closer = self._docusaurus_close(begin, len(opener.group(1)))
+            return None if closer is None else max(closer + 1, end)
+        return None
+
+    def _docusaurus_close(self, begin: int, colons: int) -> int | None:
+        """The line closing a ``:::`` container opened on line ``begin``, outside code."""
+        if self._fence_lines is None:
+            self._fence_lines = {
+                number
+                for t in self.tokens
+                if t.type in ("fence", "code_block") and t.map
+                for number in range(t.map[0], t.map[1])
+            }
+        depth = 0
+        for number in range(begin, len(self.lines)):
+            if number in self._fence_lines:
+                continue
+            line = self.lines[number]
+            opened = _DOCUSAURUS_OPEN.match(line)
+            if opened and len(opened.group(1)) == colons:
+                depth += 1
+                continue
+            closed = _DOCUSAURUS_CLOSE.match(line)
+            if closed and len(closed.group(1)) == colons:
+                depth -= 1
+                if depth == 0:
+                    return number
+        return None
+
+    def _add_container(self, begin: int, end: int) -> None:
+        """A container block over lines ``[begin, end)``: cuts at its paragraph breaks."""
+        cuts: list[int] = []
+        fence: str | None = None
+        fence_start = 0
+        blank_before = False
+        for number in range(begin + 1, end):
+            line = self.lines[number]
+            if fence is not None:
+                stripped = line.strip()
+                if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                    self.code.append((self.offsets[fence_start], self.offsets[number + 1]))
+                    fence = None
+                blank_before = False
+                continue
+            opened = _FENCE_OPEN.match(line)
+            if blank_before and line.strip():
+                cuts.append(self.offsets[number])
+            if opened:
+                fence, fence_start = opened.group(1), number
+            blank_before = not line.strip()
+        if fence is not None:
+            self.code.append((self.offsets[fence_start], self.offsets[end]))
+        self.blocks.append(Block(self.offsets[begin], self.offsets[end], "container", cuts=tuple(cuts)))
+
+    def _front_matter(self, source: str) -> None:
+        try:
+            data = yaml.load(source, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+        except yaml.YAMLError as exc:
+            self.metadata = {"front_matter_error": " ".join(str(exc).split())[:300]}
+            return
+        if data is None:
+            return
+        if not isinstance(data, dict):
+            self.metadata = {"front_matter_error": "front matter is not a mapping"}
+            return
+        self.metadata = {str(key): _json_safe(value) for key, value in data.items()}
+        title = self.metadata.get("title")
+        if isinstance(title, (str, int, float)) and str(title).strip():
+            self.title = " ".join(str(title).split())
+
+
+def _json_safe(value: Any) -> Any:
+    """Front matter values as JSON can store them (dates and the like become strings)."""
+    if isinstance(value, _SIMPLE_TYPES):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return str(value)
+
+
+_MARKUP = re.compile(r"[`*_~<>\[\]{}!\\]")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_HELD = re.compile(r"\x00(\d+)\x00")
+_ATTR_LIST = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<!--.*?-->", re.DOTALL)
+_STAR_EMPHASIS = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def strip_inline(source: str) -> str:
+    """Plain text of inline Markdown: links, images, emphasis, tags and ``{#id}`` removed.
+
+    Inline code keeps its text without the backticks (``Run `uv sync` `` reads
+    ``Run uv sync``). Whitespace runs become one space. Regex-based on
+    purpose: it runs on every heading and must stay cheap.
+    """
+    if not _MARKUP.search(source):
+        return " ".join(source.split())
+    source = _ATTR_LIST.sub("", source)
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        spans.append(match.group(2).strip())
+        return f"\x00{len(spans) - 1}\x00"
+
+    plain = _strip_markup(_CODE_SPAN.sub(hold, source))
+    plain = _HELD.sub(lambda match: spans[int(match.group(1))], plain)
+    return " ".join(plain.split())
+
+
+def _strip_markup(source: str) -> str:
+    source = _IMAGE.sub(r"\1", source)
+    source = _LINK.sub(r"\1", source)
+    source = _HTML_TAG.sub("", source)
+    source = _STAR_EMPHASIS.sub(r"\2", source)
+    source = _UNDERSCORE_EMPHASIS.sub(r"\2", source)
+    return _ESCAPE.sub(r"\1", source)

@@ -1,0 +1,339 @@
+"""The five operations over one store: index, search, read, grep, neighbours.
+
+:class:`Ops` is what the CLI, the MCP server and the API tool loop all call.
+Each operation validates its arguments (raising the :class:`ToolError`
+family with a suggestion), runs inside one read transaction so a concurrent
+re-ingest is never seen half-way, and returns a typed result from
+:mod:`contextpull.results`.
+
+The discipline the results encode: ``search`` returns pointers (ids,
+headings, snippets), never bodies; ``read`` and ``neighbours`` return text
+verbatim; ``grep`` finds exact strings. Ids are ``path#ordinal``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from pathlib import Path
+from types import TracebackType
+
+from .errors import (
+    BadArgument,
+    BadFilter,
+    OutOfRange,
+    PatternRejected,
+    ToolError,
+    UnknownSection,
+    WrongType,
+)
+from .grep import compile_pattern, scan, trim_line
+from .index import index_for_prefix
+from .ranking import rank
+from .records import section_id, split_section_id
+from .results import (
+    GrepMatch,
+    GrepResult,
+    IndexResult,
+    NeighboursResult,
+    ReadResult,
+    SearchHit,
+    SearchResult,
+    SectionView,
+)
+from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
+from .store import queries
+from .store.connection import Store
+from .terms import fts_quote, query_terms
+
+#: inclusive bounds of every numeric argument, shared with the tool schemas
+SEARCH_LIMIT = (1, 50)
+GREP_LIMIT = (1, 100)
+SNIPPET_WIDTH = (0, MAX_SNIPPET)
+CONTEXT = (0, 5)
+QUERY_LENGTH = (1, 500)
+ID_LENGTH = (1, 1000)
+PREFIX_LENGTH = (0, 1000)
+FILTER_PATTERNS = 20
+DEFAULT_SEARCH_LIMIT = 10
+DEFAULT_GREP_LIMIT = 20
+_TOP_LEVEL_SHOWN = 30
+_COMMON_HINT = (
+    "these words occur in very many sections, so the ranking looked at a bounded sample;"
+    " add a more distinctive word, narrow with `in`, or grep for an exact phrase"
+)
+
+PathFilter = str | Sequence[str] | None
+
+
+class Ops:
+    """The operations over one open :class:`Store` (one per thread, like the store).
+
+    ``snippet`` is the default snippet width for :meth:`search`; 0 gives
+    heading-only results.
+    """
+
+    def __init__(self, store: Store, *, snippet: int = DEFAULT_SNIPPET) -> None:
+        self.store = store
+        self.snippet = _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+
+    @classmethod
+    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET) -> Ops:
+        """Open the store at ``path`` read-only (raises the :class:`StoreError` family)."""
+        return cls(Store.open(path), snippet=snippet)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Ops:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- index ---------------------------------------------------------------
+    def index(self, prefix: str | None = None) -> IndexResult:
+        """The stored index, or the documents under ``prefix`` in the same line format."""
+        if prefix is None:
+            with queries.snapshot(self.store.conn):
+                return IndexResult(self.store.index_text)
+        _text("prefix", prefix, PREFIX_LENGTH)
+        with queries.snapshot(self.store.conn):
+            return IndexResult(index_for_prefix(self.store, prefix).text, prefix)
+
+    # --- search --------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        in_: PathFilter = None,
+        limit: int = DEFAULT_SEARCH_LIMIT,
+        snippet: int | None = None,
+    ) -> SearchResult:
+        """Pointers to the sections that best match ``query``, best first; never bodies."""
+        _text("query", query, QUERY_LENGTH)
+        limit = _bounded_int("limit", limit, SEARCH_LIMIT)
+        width = self.snippet if snippet is None else _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+        terms = query_terms(query)
+        if not terms:
+            raise BadArgument(
+                f"the query {query!r} has no words to search for",
+                "search with words, or use grep for exact strings such as punctuation or codes",
+            )
+        conn = self.store.conn
+        with queries.snapshot(conn):
+            doc_ids = self._documents(in_)
+            ranked, capped = rank(conn, terms, limit, doc_ids)
+            texts = queries.section_texts(conn, (hit.section.rowid for hit in ranked)) if width else {}
+        hits = tuple(
+            SearchHit(
+                id=hit.section.sid,
+                doc=hit.section.path,
+                heading_path=hit.section.heading_path,
+                kind=hit.section.kind,
+                score=hit.score,
+                match=hit.match,
+                snippet=make_snippet(texts[hit.section.rowid], terms, width) if width else None,
+            )
+            for hit in ranked
+        )
+        hint = _no_hits_hint(in_ is not None, len(terms)) if not hits else (_COMMON_HINT if capped else None)
+        return SearchResult(query, hits, hint)
+
+    # --- read ----------------------------------------------------------------
+    def read(self, id: str, context: int = 0) -> ReadResult:
+        """The section ``id`` verbatim, with up to ``context`` sections either side."""
+        context = _bounded_int("context", context, CONTEXT)
+        with queries.snapshot(self.store.conn):
+            doc, ordinal, count = self._locate(id)
+            rows = queries.sections_between(self.store.conn, doc, ordinal - context, ordinal + context)
+        views = {row.ordinal: _view(row, context=row.ordinal != ordinal) for row in rows}
+        return ReadResult(
+            section=views[ordinal],
+            prev_id=section_id(doc, ordinal - 1) if ordinal > 0 else None,
+            next_id=section_id(doc, ordinal + 1) if ordinal + 1 < count else None,
+            before=tuple(views[o] for o in sorted(views) if o < ordinal),
+            after=tuple(views[o] for o in sorted(views) if o > ordinal),
+        )
+
+    # --- neighbours ----------------------------------------------------------
+    def neighbours(self, id: str, before: int = 1, after: int = 1) -> NeighboursResult:
+        """Adjacent sections in document order (text verbatim), and a continued table's header."""
+        before = _bounded_int("before", before, CONTEXT)
+        after = _bounded_int("after", after, CONTEXT)
+        conn = self.store.conn
+        with queries.snapshot(conn):
+            doc, ordinal, _ = self._locate(id)
+            rows = queries.sections_between(conn, doc, ordinal - before, ordinal + after)
+            target = next(row for row in rows if row.ordinal == ordinal)
+            header_rows = (
+                queries.sections_between(conn, doc, target.header_ordinal, target.header_ordinal)
+                if target.header_ordinal is not None
+                else []
+            )
+        return NeighboursResult(
+            id=target.sid,
+            before=tuple(_view(row) for row in rows if row.ordinal < ordinal),
+            after=tuple(_view(row) for row in rows if row.ordinal > ordinal),
+            table_header_section=_view(header_rows[0]) if header_rows else None,
+        )
+
+    # --- grep ----------------------------------------------------------------
+    def grep(
+        self,
+        pattern: str,
+        in_: PathFilter = None,
+        regex: bool = False,
+        limit: int = DEFAULT_GREP_LIMIT,
+    ) -> GrepResult:
+        """Sections containing ``pattern`` (case-insensitive), in document order, one line each."""
+        if not isinstance(pattern, str):
+            raise WrongType("pattern must be a string", "pass the text to look for")
+        _check_encodable("pattern", pattern, PatternRejected)
+        if not isinstance(regex, bool):
+            raise WrongType("regex must be true or false", "omit it for a literal match")
+        limit = _bounded_int("limit", limit, GREP_LIMIT)
+        compiled = compile_pattern(pattern, regex)
+        conn = self.store.conn
+        with queries.snapshot(conn):
+            doc_ids = self._documents(in_)
+            prefilter = fts_quote(compiled.prefilter) if compiled.prefilter else None
+            with closing(queries.grep_candidates(conn, prefilter, doc_ids)) as rows:
+                outcome = scan(rows, compiled, limit)
+        matches = tuple(
+            GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit))
+            for row, hit in outcome.hits
+        )
+        hint = None
+        if outcome.exhausted:
+            hint = "the scan stopped at its time budget; narrow it with `in` or grep for a longer literal"
+        elif not matches:
+            hint = "no section contains this text; check the spelling, or search for the words"
+        return GrepResult(pattern, regex, matches, outcome.more or outcome.exhausted, hint)
+
+    # --- export --------------------------------------------------------------
+    def chunks(self) -> Iterator[dict[str, str]]:
+        """Every section in document order as ``{"id", "text", "source"}`` (ragbisect's format).
+
+        ``text`` is what :meth:`read` shows, so a table continuation carries
+        its header; ``source`` is the document path. One snapshot covers the
+        whole export.
+        """
+        conn = self.store.conn
+        with queries.snapshot(conn), closing(queries.sections_in_order(conn)) as rows:
+            for row in rows:
+                yield {"id": row.sid, "text": _view(row).text, "source": row.path}
+
+    # --- shared ----------------------------------------------------------------
+    def _documents(self, in_: PathFilter) -> list[int] | None:
+        """Document ids a path filter selects; ``None`` for no filter. Raises :class:`BadFilter`."""
+        if in_ is None:
+            return None
+        raw = [in_] if isinstance(in_, str) else in_
+        if isinstance(raw, (bytes, dict)) or not isinstance(raw, Sequence):
+            raise self._bad_filter(f"`in` must be a path glob or a list of them, not {type(in_).__name__}")
+        patterns = []
+        for item in raw:
+            if not isinstance(item, str):
+                raise self._bad_filter(f"`in` entries must be strings, not {type(item).__name__}")
+            normalized = item.strip().removeprefix("./").strip("/")
+            if not normalized or not normalized.isprintable():
+                raise self._bad_filter(f"`in` entry {item!r} is not a path or glob")
+            _check_encodable("in", normalized, BadFilter)
+            patterns.append(normalized)
+        if not patterns or len(patterns) > FILTER_PATTERNS:
+            raise self._bad_filter(f"`in` needs 1 to {FILTER_PATTERNS} paths or globs, got {len(patterns)}")
+        doc_ids = queries.documents_matching(self.store.conn, patterns)
+        if not doc_ids:
+            raise self._bad_filter(f"no document matches `in` {', '.join(patterns)}")
+        return doc_ids
+
+    def _bad_filter(self, message: str) -> BadFilter:
+        paths = queries.document_paths(self.store.conn)
+        tops = sorted({path.split("/")[0] + ("/" if "/" in path else "") for path in paths})
+        shown = ", ".join(tops[:_TOP_LEVEL_SHOWN]) + (", …" if len(tops) > _TOP_LEVEL_SHOWN else "")
+        return BadFilter(message, f"use a path or glob such as `guides/*` or `guides`; top-level paths: {shown}")
+
+    def _locate(self, sid: str) -> tuple[str, int, int]:
+        """``(doc, ordinal, section count)`` for an existing section id; raises :class:`UnknownSection`."""
+        _text("id", sid, ID_LENGTH)
+        try:
+            doc, ordinal = split_section_id(sid.strip())
+        except ValueError:
+            raise UnknownSection(
+                f"{sid!r} is not a section id (ids look like guides/install.md#3)",
+                "search first and use an id from its results",
+            ) from None
+        count = queries.section_count(self.store.conn, doc)
+        if count is not None and ordinal < count:
+            return doc, ordinal, count
+        if count is not None:
+            raise UnknownSection(
+                f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
+                f"read {section_id(doc, count - 1)} for its last section, or search within it with in={doc!r}",
+            )
+        close = difflib.get_close_matches(doc, queries.document_paths(self.store.conn), n=3)
+        suggestion = (
+            "did you mean " + " or ".join(section_id(path, 0) for path in close) + "? Or search first"
+            if close
+            else "search first and use an id from its results"
+        )
+        raise UnknownSection(f"no document {doc!r}, so no section {sid!r}", suggestion)
+
+
+def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
+    text = row.text or ""
+    header_added = bool(row.table_header)
+    if row.table_header:
+        text = row.table_header.rstrip("\n") + "\n" + text
+    return SectionView(row.sid, row.path, row.heading_path, row.kind, text, header_added, context)
+
+
+def _no_hits_hint(filtered: bool, term_count: int) -> str:
+    tips = ["grep for exact codes, flags or punctuation"]
+    if filtered:
+        tips.append("drop the `in` filter")
+    if term_count > 1:
+        tips.append("use fewer or other words")
+    return "no section matches; " + ", ".join(tips)
+
+
+def _bounded_int(name: str, value: object, bounds: tuple[int, int]) -> int:
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WrongType(
+            f"{name} must be an integer from {low} to {high}, got {value!r}", f"pass {name} as a whole number"
+        )
+    if not low <= value <= high:
+        raise OutOfRange(
+            f"{name} must be from {low} to {high}, got {value}", f"pass {name} between {low} and {high}"
+        )
+    return value
+
+
+def _text(name: str, value: object, bounds: tuple[int, int]) -> str:
+    low, high = bounds
+    if not isinstance(value, str):
+        raise WrongType(f"{name} must be a string, got {type(value).__name__}", f"pass {name} as text")
+    significant = len(value.strip()) if low else len(value)
+    if significant < low or len(value) > high:
+        raise OutOfRange(
+            f"{name} must be {low} to {high} characters long (got {len(value)})",
+            f"pass a non-empty {name}" if low else f"pass a shorter {name}",
+        )
+    _check_encodable(name, value, BadArgument)
+    return value
+
+
+def _check_encodable(name: str, value: str, error: type[ToolError]) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(
+            f"{name} is not valid Unicode text (it contains a lone surrogate)", f"pass {name} as plain text"
+        ) from None

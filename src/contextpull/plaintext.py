@@ -1,0 +1,84 @@
+"""Plain text to a block outline: blank-line paragraphs and heading-like lines.
+
+Plain text has no markup, but most documents still have visible headings;
+recognising them gives sections a meaningful heading path. A paragraph
+(a run of non-blank lines) is a heading when it is:
+
+* a short line underlined with ``===`` (level 1) or ``---`` (level 2); any
+  lines after the underline are a paragraph of their own;
+* a single short line (at most 60 characters, no sentence punctuation at the
+  end) that is numbered like ``1.2 Scope`` (level = number of components,
+  at most 6), or ALL CAPS (level 1), or Title Case (level 2: every word longer
+  than three letters capitalised, and the first word too).
+
+Everything else is a paragraph. Paragraphs may be divided only by the
+sectioner's sentence and word rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .blocks import Block, Outline, line_offsets, tile
+
+__all__ = ["outline"]
+
+_MAX_HEADING = 60
+_UNDERLINE = re.compile(r"(={3,}|-{3,})[ \t]*")
+_NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
+_SENTENCE_END = (".", ",", ";", ":", "!")
+
+
+def outline(text: str) -> Outline:
+    """The paragraphs and heading-like lines of ``text`` (decoded, newline-normalised)."""
+    lines, offsets = line_offsets(text)
+    blocks: list[Block] = []
+    lead = ""
+    for first, stop in _paragraphs(lines):
+        head = lines[first].strip()
+        underline = _UNDERLINE.fullmatch(lines[first + 1]) if stop - first > 1 else None
+        if underline and len(head) <= 80:
+            level = 1 if underline.group(1)[0] == "=" else 2
+            blocks.append(Block(offsets[first], offsets[first + 2], "heading", level, head))
+            first += 2
+            if first == stop:
+                continue
+        elif stop - first == 1 and (level := heading_level(head)):
+            blocks.append(Block(offsets[first], offsets[stop], "heading", level, head))
+            continue
+        blocks.append(Block(offsets[first], offsets[stop], "paragraph"))
+        if not lead:
+            lead = text[offsets[first] : offsets[stop]]
+    return Outline(blocks=tile(blocks, text), lead=lead)
+
+
+def _paragraphs(lines: list[str]):
+    """(first, stop) line ranges of the runs of non-blank lines."""
+    first = None
+    for number, line in enumerate(lines):
+        if line.strip():
+            if first is None:
+                first = number
+        elif first is not None:
+            yield first, number
+            first = None
+    if first is not None:
+        yield first, len(lines)
+
+
+def heading_level(line: str) -> int:
+    """The heading level of a standalone line, or 0 when it reads as prose."""
+    if not line or len(line) > _MAX_HEADING or line.endswith(_SENTENCE_END):
+        return 0
+    numbered = _NUMBERED.fullmatch(line)
+    if numbered:
+        rest = numbered.group(2)
+        return min(6, numbered.group(1).count(".") + 1) if rest[0].isupper() else 0
+    if not line[0].isalpha() or not line[0].isupper():
+        return 0
+    if sum(c.isalpha() for c in line) >= 2 and line == line.upper():
+        return 1
+    words = line.split()
+    if len(words) <= 10 and all(w[0].isupper() or len(w) <= 3 for w in words):
+        return 2
+    return 0

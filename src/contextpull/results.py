@@ -1,0 +1,178 @@
+"""Typed results of the five operations, each with a JSON-ready ``to_dict()``.
+
+The dictionaries are what the CLI prints with ``--json``, what the MCP server
+returns and what the API loop hands back to a model, so their keys are part of
+the public contract. Optional keys are left out rather than set to ``null``
+(a snippet in heading-only mode, a hint when there is nothing to say), which
+keeps tool results short for a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+def _pointer(sid: str, doc: str, heading_path: tuple[str, ...], kind: str) -> dict[str, Any]:
+    return {"id": sid, "doc": doc, "heading_path": list(heading_path), "kind": kind}
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    """The index text: the whole stored index, or the documents under ``prefix``."""
+
+    text: str
+    prefix: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.text}
+        if self.prefix is not None:
+            out["prefix"] = self.prefix
+        return out
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A pointer to a matching section; ``snippet`` is ``None`` in heading-only mode.
+
+    ``match`` names the pass that found it: ``phrase``, ``all`` (every word)
+    or ``any`` (some word). ``score`` never increases down a result list.
+    """
+
+    id: str
+    doc: str
+    heading_path: tuple[str, ...]
+    kind: str
+    score: float
+    match: str
+    snippet: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind)
+        out["score"] = self.score
+        out["match"] = self.match
+        if self.snippet is not None:
+            out["snippet"] = self.snippet
+        return out
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: tuple[SearchHit, ...]
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+@dataclass(frozen=True)
+class SectionView:
+    """A section's verbatim text with its place in the document.
+
+    For a table continuation ``text`` starts with the table's header and
+    separator rows (``table_header_added`` is then true), so the part can be
+    read alone. ``context`` is true for sections shown around the one asked for.
+    """
+
+    id: str
+    doc: str
+    heading_path: tuple[str, ...]
+    kind: str
+    text: str
+    table_header_added: bool = False
+    context: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind)
+        out["text"] = self.text
+        if self.table_header_added:
+            out["table_header_added"] = True
+        if self.context:
+            out["context"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """The section asked for, its neighbours' ids, and optional context sections."""
+
+    section: SectionView
+    prev_id: str | None
+    next_id: str | None
+    before: tuple[SectionView, ...] = ()
+    after: tuple[SectionView, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.section.to_dict()
+        out["prev_id"] = self.prev_id
+        out["next_id"] = self.next_id
+        if self.before or self.after:
+            out["before"] = [view.to_dict() for view in self.before]
+            out["after"] = [view.to_dict() for view in self.after]
+        return out
+
+
+@dataclass(frozen=True)
+class NeighboursResult:
+    """Sections adjacent to ``id`` within its document, and a continued table's header section."""
+
+    id: str
+    before: tuple[SectionView, ...]
+    after: tuple[SectionView, ...]
+    table_header_section: SectionView | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "before": [view.to_dict() for view in self.before],
+            "after": [view.to_dict() for view in self.after],
+        }
+        if self.table_header_section is not None:
+            out["table_header_section"] = self.table_header_section.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class GrepMatch:
+    """The first matching line of a section (trimmed around the match), 1-based within the section."""
+
+    id: str
+    doc: str
+    heading_path: tuple[str, ...]
+    line_number: int
+    line: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "doc": self.doc,
+            "heading_path": list(self.heading_path),
+            "line_number": self.line_number,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True)
+class GrepResult:
+    """Matches in document order; ``truncated`` when more sections matched (or the scan stopped)."""
+
+    pattern: str
+    regex: bool
+    matches: tuple[GrepMatch, ...]
+    truncated: bool
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "pattern": self.pattern,
+            "regex": self.regex,
+            "matches": [match.to_dict() for match in self.matches],
+            "truncated": self.truncated,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        return out

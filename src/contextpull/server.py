@@ -1,0 +1,298 @@
+"""The MCP surface: the index as instructions and a resource, the five tools as MCP tools.
+
+One :class:`mcp.server.Server` (the SDK's low-level server, so the tool
+schemas are exactly :data:`contextpull.tools.TOOLS`, never re-derived from
+Python signatures) serves any number of connections over stdio or
+streamable HTTP. Guarantees:
+
+* Every connection's instructions are ``server_instructions(index_text)`` read
+  from the store *when the client connects*: a re-ingest while the server
+  runs reaches the next session without a restart.
+* Every tool call runs on a worker thread with that thread's own read-only
+  store connection (sqlite3 connections never cross threads), inside one
+  read transaction, so a call sees one committed ingest, never a mix.
+* A failing call (unknown id, bad filter, bad pattern, bad or missing
+  argument, unknown tool) is a tool result with ``isError: true`` carrying
+  ``{"error", "message", "suggestion"}``; the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+import mcp_types as types
+import uvicorn
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from starlette.types import ASGIApp
+
+from . import __version__
+from .errors import ContextPullError
+from .http_guard import BearerTokenGuard
+from .instructions import server_instructions
+from .ops import Ops
+from .tools import TOOLS, call_json
+
+SERVER_NAME = "contextpull"
+INDEX_URI = "contextpull://index"
+INDEX_MIME = "text/markdown"
+ENDPOINT = "/mcp"
+#: largest HTTP request body accepted; tool arguments are a few hundred bytes
+MAX_REQUEST_BYTES = 1024 * 1024
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+_READ_ONLY = types.ToolAnnotations(
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file at ``path``; None when there is none."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+class StoreReaders:
+    """Per-thread read-only :class:`Ops` over one store file.
+
+    An ingest into an existing store commits in place (WAL), which every new
+    read transaction sees; a rebuilt store is renamed over the old file, so a
+    thread whose connection still points at the replaced file reopens it.
+    Opening is checked once up front so a bad path fails before serving.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        Ops.open(path).close()
+        self._local = threading.local()
+
+    def ops(self) -> Ops:
+        """This thread's Ops, reopened if the file at ``path`` was replaced."""
+        identity = _file_identity(self.path)
+        held: tuple[tuple[int, int] | None, Ops] | None = getattr(self._local, "held", None)
+        if held is not None:
+            if held[0] == identity:
+                return held[1]
+            held[1].close()
+            self._local.held = None
+        ops = Ops.open(self.path)
+        self._local.held = (identity, ops)
+        return ops
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Run one tool call on this thread's store: ``(payload, is_error)``.
+
+        Each operation holds one read transaction (:class:`Ops` guarantees
+        it), so the call sees one committed ingest.
+        """
+        try:
+            ops = self.ops()
+        except ContextPullError as err:
+            return err.to_dict(), True
+        return call_json(ops, name, arguments)
+
+    def instructions(self) -> str:
+        """The instructions a connecting client gets: pull discipline plus the current index."""
+        return server_instructions(self.index_text())
+
+    def index_text(self) -> str:
+        return self.ops().store.index_text
+
+
+class CallLog:
+    """One line per tool call on a text stream: tool, arguments, result size, milliseconds."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def __call__(self, name: str, arguments: dict[str, Any], size: int, ms: float, is_error: bool) -> None:
+        args = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+        outcome = " error" if is_error else ""
+        self._stream.write(f"contextpull: {name} {args} -> {size} bytes {ms:.1f} ms{outcome}\n")
+        self._stream.flush()
+
+
+def mcp_tools() -> list[types.Tool]:
+    """The five tools as MCP tools: the exact names, descriptions and schemas of ``TOOLS``."""
+    return [
+        types.Tool(
+            name=tool["name"],
+            description=tool["description"],
+            input_schema=tool["input_schema"],
+            annotations=_READ_ONLY,
+        )
+        for tool in TOOLS
+    ]
+
+
+def build_server(store_path: str | Path, *, log: CallLog | None = None) -> Server[Any]:
+    """An MCP server over the store at ``store_path`` (opened read-only).
+
+    Raises the store errors (:class:`~contextpull.errors.StoreMissing` and
+    kin) at once if the file is not a readable store.
+    """
+    readers = StoreReaders(Path(store_path))
+    tools = mcp_tools()
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        started = time.perf_counter()
+        payload, is_error = await anyio.to_thread.run_sync(readers.call, params.name, arguments)
+        text = json.dumps(payload, ensure_ascii=False)
+        if log is not None:
+            log(params.name, arguments, len(text.encode("utf-8")), (time.perf_counter() - started) * 1000, is_error)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=payload,
+            is_error=is_error,
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    name="index",
+                    title="Corpus index",
+                    uri=INDEX_URI,
+                    description="The table of contents of the corpus; the same text as the index tool.",
+                    mime_type=INDEX_MIME,
+                )
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if params.uri != INDEX_URI:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"unknown resource {params.uri!r}; this server has only {INDEX_URI}",
+            )
+        text = await anyio.to_thread.run_sync(readers.index_text)
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=INDEX_URI, mime_type=INDEX_MIME, text=text)]
+        )
+
+    async def fresh_instructions(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        # The handshake answer is built from options fixed when the
+        # connection opened; the instructions are re-read here instead so a
+        # client always starts from the index as it is now.
+        result = await call_next(ctx)
+        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
+            result["instructions"] = await anyio.to_thread.run_sync(readers.instructions)
+        return result
+
+    server: Server[Any] = Server(
+        SERVER_NAME,
+        version=__version__,
+        title="ContextPull",
+        description="An index of a document corpus and five tools that return exact, citable sections.",
+        instructions=readers.instructions(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+    server.middleware.append(fresh_instructions)
+    return server
+
+
+# --- transports -------------------------------------------------------------
+def serve_stdio(server: Server[Any]) -> None:
+    """Serve one client on stdin/stdout until it closes stdin; stdout carries only MCP."""
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (``port`` 0 picks a free one).
+
+    The protocol is named explicitly: asyncio turns Nagle's algorithm off
+    only on sockets whose ``proto`` is TCP, and with it on every response
+    written in two parts waits ~40 ms for the client's delayed ACK.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(socket.SOMAXCONN)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def http_app(
+    server: Server[Any],
+    *,
+    host: str,
+    port: int,
+    token: str | None = None,
+    allowed_hosts: Iterable[str] = (),
+    stateless: bool = False,
+) -> ASGIApp:
+    """The streamable-HTTP ASGI app at ``/mcp`` with the shared-deployment guards.
+
+    Host and Origin must name this server against DNS rebinding: the bound
+    address or a loopback name with this port, or an ``allowed_hosts`` name
+    (with this port or none, as behind a proxy on a default port). Bodies
+    over :data:`MAX_REQUEST_BYTES` get 413; with a ``token`` every request
+    needs ``Authorization: Bearer <token>``. Answers are single JSON bodies
+    rather than SSE streams: no tool streams progress.
+    """
+    local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
+    extra = [form for name in allowed_hosts for form in (url_host(name), f"{url_host(name)}:{port}")]
+    hosts = list(dict.fromkeys([*local, *extra]))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")],
+    )
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=ENDPOINT,
+        json_response=True,
+        stateless_http=stateless,
+        max_request_body_size=MAX_REQUEST_BYTES,
+        transport_security=security,
+        host=host,
+    )
+    return BearerTokenGuard(app, token) if token else app
+
+
+def serve_http(app: ASGIApp, sock: socket.socket) -> None:
+    """Serve ``app`` on an already bound socket until SIGINT/SIGTERM."""
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,115 @@
+"""One-line excerpts that show why a search hit matched (docs/adr/005-snippet-policy.md).
+
+A snippet is a window of about ``width`` characters of the section's source
+text, placed over the densest cluster of query terms, with whitespace
+collapsed to single spaces, ``…`` where the window cuts the text, and every
+token that carries a query term wrapped in ``**``. It is a pointer's label,
+not a substitute for ``read``: it is never longer than ``width`` plus the
+marks and ellipses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from .terms import index_terms, token_spans
+
+#: default snippet width in characters of source text
+DEFAULT_SNIPPET = 160
+#: widest snippet a caller may ask for
+MAX_SNIPPET = 1000
+MARK = "**"
+ELLIPSIS = "…"
+
+_WHITESPACE = re.compile(r"\s+")
+_HEADING_LINES = re.compile(r"(?:[ \t]*#{1,6}[ \t][^\n]*\n|[ \t]*\n)+")
+#: how far before the first matched term a window starts, as a share of its width
+_LEAD = 4
+#: matches considered when placing the window; later ones cannot change the choice much
+_MAX_SPANS = 200
+
+
+def make_snippet(text: str, terms: Collection[str], width: int = DEFAULT_SNIPPET) -> str:
+    """The excerpt of ``text`` for query ``terms``; ``""`` when ``width`` is 0.
+
+    The section's own heading lines are left out (the hit carries its heading
+    path); without any matching token in the rest (the hit matched on its
+    heading) the window starts at the first line of the body.
+    """
+    if width <= 0 or not text:
+        return ""
+    heading = _HEADING_LINES.match(text)
+    body = heading.end() if heading and heading.end() < len(text) else 0
+    spans = _matches(text, body, set(terms))
+    start = max(body, _window_start(spans, width))
+    end = min(len(text), start + width)
+    start, end = _snap_to_words(text, start, end, spans)
+    return _render(text, start, end, spans, body)
+
+
+def _matches(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, set[str]]]:
+    """Tokens after ``origin`` carrying a wanted term, as ``(start, end, terms)``.
+
+    A token's terms are all substrings of its case-folded text, so only
+    lines and tokens containing a wanted term as a substring are analysed:
+    no match is missed, and long sections cost little.
+    """
+    spans: list[tuple[int, int, set[str]]] = []
+    offset = origin
+    for line in text[origin:].split("\n"):
+        folded = line.casefold()
+        if any(term in folded for term in wanted):
+            for start, end in token_spans(line):
+                token = line[start:end].casefold()
+                hit = wanted.intersection(index_terms(line[start:end])) if any(t in token for t in wanted) else None
+                if hit:
+                    spans.append((offset + start, offset + end, hit))
+                    if len(spans) == _MAX_SPANS:
+                        return spans
+        offset += len(line) + 1
+    return spans
+
+
+def _window_start(spans: list[tuple[int, int, set[str]]], width: int) -> int:
+    if not spans:
+        return 0
+    best_start, best_key = 0, (-1, -1)
+    for anchor, _, _ in spans:
+        start = max(0, anchor - width // _LEAD)
+        inside = [found for s, e, found in spans if s >= start and e <= start + width]
+        key = (len(set().union(*inside)), len(inside))
+        if key > best_key:
+            best_start, best_key = start, key
+    return best_start
+
+
+def _snap_to_words(
+    text: str, start: int, end: int, spans: list[tuple[int, int, set[str]]]
+) -> tuple[int, int]:
+    """Move the window's edges to whitespace so no word is cut, never past a match."""
+    first_match = next((s for s, _, _ in spans if s >= start), end)
+    if start > 0 and not text[start - 1].isspace():
+        gap = _WHITESPACE.search(text, start, first_match)
+        if gap:
+            start = gap.end()
+    if end < len(text) and not text[end].isspace():
+        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        last_match_end = max((e for s, e, _ in spans if start <= s and e <= end), default=start)
+        if cut > max(last_match_end, start + (end - start) // 2):
+            end = cut
+    return start, end
+
+
+def _render(text: str, start: int, end: int, spans: list[tuple[int, int, set[str]]], origin: int) -> str:
+    pieces: list[str] = []
+    cursor = start
+    for s, e, _ in spans:
+        if s >= cursor and e <= end:
+            pieces += [text[cursor:s], MARK, text[s:e], MARK]
+            cursor = e
+    pieces.append(text[cursor:end])
+    body = _WHITESPACE.sub(" ", "".join(pieces)).strip()
+    prefix = ELLIPSIS if start > origin else ""
+    suffix = ELLIPSIS if end < len(text.rstrip()) else ""
+    return f"{prefix}{body}{suffix}"

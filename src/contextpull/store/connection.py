@@ -1,0 +1,194 @@
+"""Opening a store to read it: validation, metadata and change detection.
+
+A :class:`Store` is a read-only view. It never writes, never forces a WAL
+checkpoint and so can sit beside a running ingest: it sees the corpus as of
+the last committed ingest, never a mix (docs/adr/002-store-format.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import quote
+
+from ..errors import FormatVersionError, NotAStore, StoreMissing
+from .schema import FORMAT_MAJOR, FORMAT_VERSION
+
+
+@dataclass(frozen=True)
+class DocumentEntry:
+    """What the index shows for one document."""
+
+    path: str
+    title: str
+    summary: str
+    section_count: int
+
+
+def check_store(conn: sqlite3.Connection, path: Path) -> str:
+    """Return the store's format version, or raise why ``conn`` is not a usable store."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
+    except sqlite3.DatabaseError as err:
+        raise NotAStore(
+            f"{path} is not a ContextPull store ({err})",
+            "point --store at a file written by `contextpull ingest`",
+        ) from None
+    if row is None:
+        raise NotAStore(
+            f"{path} is not a ContextPull store (no format version)",
+            "point --store at a file written by `contextpull ingest`",
+        )
+    version = str(row[0])
+    major = version.split(".")[0]
+    if not major.isdigit() or int(major) != FORMAT_MAJOR:
+        raise FormatVersionError(
+            f"{path} has store format {version}; this ContextPull reads format {FORMAT_VERSION}",
+            "re-ingest the corpus with this version: `contextpull ingest DIR --store PATH` rebuilds it",
+        )
+    return version
+
+
+def read_documents(conn: sqlite3.Connection, prefix: str = "") -> list[DocumentEntry]:
+    """Documents whose path starts with ``prefix`` (all for ``""``), in path order."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = conn.execute(
+        "SELECT path, title, summary, section_count FROM documents"
+        " WHERE path LIKE ? ESCAPE '\\' ORDER BY path",
+        (escaped + "%",),
+    )
+    # LIKE is case-insensitive for ASCII; paths are case-sensitive.
+    return [DocumentEntry(*row) for row in rows if row[0].startswith(prefix)]
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def read_all_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+def read_document_hashes(conn: sqlite3.Connection) -> dict[str, str]:
+    """``path -> sha256 of raw bytes`` for every stored document."""
+    return dict(conn.execute("SELECT path, content_hash FROM documents"))
+
+
+def read_skipped_files(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+    """``path -> (sha256, reason)`` for files read by an ingest and not stored."""
+    rows = conn.execute("SELECT path, content_hash, reason FROM skipped_files")
+    return {path: (digest, reason) for path, digest, reason in rows}
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+class Store:
+    """A read-only handle on one store file; one per thread (sqlite3 rule)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, format_version: str) -> None:
+        self._path = path
+        self._conn = conn
+        self._format_version = format_version
+        self._data_version = self._read_data_version()
+        self._file_id = _file_id(path)
+
+    @classmethod
+    def open(cls, path: str | Path) -> Store:
+        """Open ``path`` read-only after checking it is a store this version can read.
+
+        Raises :class:`StoreMissing`, :class:`NotAStore` or
+        :class:`FormatVersionError`; never creates or modifies a file.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise StoreMissing(
+                f"no store at {path}",
+                "run `contextpull ingest DIR` first, or pass --store PATH",
+            )
+        uri = "file:" + quote(str(path.resolve())) + "?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error as err:
+            raise NotAStore(f"cannot open {path} ({err})", "check the file's permissions") from None
+        try:
+            version = check_store(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn, version)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self._conn
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def format_version(self) -> str:
+        return self._format_version
+
+    @property
+    def fingerprint(self) -> str:
+        return self.meta("corpus_fingerprint") or ""
+
+    @property
+    def index_text(self) -> str:
+        return self.meta("index_text") or ""
+
+    def meta(self, key: str) -> str | None:
+        return read_meta(self._conn, key)
+
+    def all_meta(self) -> dict[str, str]:
+        return read_all_meta(self._conn)
+
+    def documents(self, prefix: str = "") -> list[DocumentEntry]:
+        """Documents whose path starts with ``prefix``, in path order."""
+        return read_documents(self._conn, prefix)
+
+    def document_hashes(self) -> dict[str, str]:
+        return read_document_hashes(self._conn)
+
+    def skipped_files(self) -> dict[str, tuple[str, str]]:
+        return read_skipped_files(self._conn)
+
+    def changed(self) -> bool:
+        """True once another process has committed to this store since the last call
+        (or the open), or has replaced the file (a first ingest after deletion, a
+        rebuild from another format): then reopen to see the new corpus.
+
+        Cheap enough to call before every request: one ``stat`` and SQLite's
+        ``data_version`` counter, no table.
+        """
+        current = self._read_data_version()
+        file_id = _file_id(self._path)
+        changed = current != self._data_version or file_id != self._file_id
+        self._data_version, self._file_id = current, file_id
+        return changed
+
+    def _read_data_version(self) -> int:
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,218 @@
+"""Every read the five operations make, as small functions over a connection.
+
+The operations never write SQL themselves; they call these. Each function
+takes an open ``sqlite3.Connection`` and assumes the caller holds a read
+snapshot (:func:`snapshot`) when it makes more than one call, so a concurrent
+re-ingest is never seen half-way.
+
+Document order is ``(path, ordinal)``: SQLite's BINARY collation orders
+UTF-8 bytes, which is the same as Python's code-point order for ``str``, so
+ordering in SQL and sorting in Python agree.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+_POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind"
+_SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
+#: what callers outside the store package annotate connections with (they never import sqlite3)
+Connection = sqlite3.Connection
+#: up to this many grep candidates are fetched by id; more are walked in document order
+FEW_CANDIDATES = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class SectionRow:
+    """One stored section; ``text`` is ``None`` when only a pointer was loaded."""
+
+    rowid: int
+    sid: str
+    path: str
+    ordinal: int
+    heading_path: tuple[str, ...]
+    kind: str
+    text: str | None = None
+    table_header: str | None = None
+    header_ordinal: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRow:
+    """A full-text hit: the section pointer, its document title and its BM25 score."""
+
+    section: SectionRow
+    title: str
+    bm25: float
+
+
+def _row(values: Sequence[object]) -> SectionRow:
+    rowid, sid, path, ordinal, heading_path, kind, *rest = values
+    return SectionRow(
+        int(rowid),  # type: ignore[call-overload]
+        str(sid),
+        str(path),
+        int(ordinal),  # type: ignore[call-overload]
+        tuple(json.loads(str(heading_path))),
+        str(kind),
+        *rest,  # type: ignore[arg-type]
+    )
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Hold one read transaction so several queries see the same store state.
+
+    Nested use joins the outer snapshot. The transaction only reads, so it is
+    always rolled back.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("ROLLBACK")
+
+
+def document_paths(conn: sqlite3.Connection) -> list[str]:
+    return [path for (path,) in conn.execute("SELECT path FROM documents ORDER BY path")]
+
+
+def documents_matching(conn: sqlite3.Connection, patterns: Sequence[str]) -> list[int]:
+    """Ids of documents whose path matches any glob, or lies under a matching folder.
+
+    Globs use SQLite ``GLOB`` (case-sensitive; ``*`` also crosses ``/``), so
+    ``policies/*``, ``guide.md`` and the folder name ``policies`` all work.
+    """
+    clauses = " OR ".join("path GLOB ? OR path GLOB ? || '/*'" for _ in patterns)
+    params = [p for pattern in patterns for p in (pattern, pattern)]
+    sql = f"SELECT doc_id FROM documents WHERE {clauses} ORDER BY doc_id"
+    return [doc_id for (doc_id,) in conn.execute(sql, params)]
+
+
+def scored_matches(
+    conn: sqlite3.Connection,
+    match: str,
+    weights: tuple[float, float],
+    cap: int,
+    doc_ids: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """``(row id, bm25)`` of the first ``cap`` matches in row-id order, unsorted.
+
+    FTS5 walks its lists in row-id order, so the ``LIMIT`` stops the walk:
+    the cost is bounded by ``cap`` however common the terms are. BM25 is
+    ``bm25(sections_fts, heading_weight, body_weight)``, lower is better.
+    """
+    doc_filter, params = "", [*weights, match]
+    if doc_ids is not None:
+        doc_filter = (
+            "AND sections_fts.rowid IN"
+            " (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
+        )
+        params.append(json.dumps(list(doc_ids)))
+    sql = f"""
+        SELECT rowid, bm25(sections_fts, ?, ?) FROM sections_fts
+        WHERE sections_fts MATCH ? {doc_filter} LIMIT ?
+    """
+    return conn.execute(sql, [*params, cap]).fetchall()
+
+
+def ranked_pointers(conn: sqlite3.Connection, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
+    """Pointers (and document titles) for scored row ids, in the order given; never bodies."""
+    scores = dict(scored)
+    sql = f"""
+        SELECT {_POINTER_COLUMNS}, d.title FROM sections s JOIN documents d ON d.doc_id = s.doc_id
+        WHERE s.id IN (SELECT value FROM json_each(?))
+    """
+    rows = {values[0]: values for values in conn.execute(sql, (json.dumps(list(scores)),))}
+    return [RankedRow(_row(rows[rowid][:6]), str(rows[rowid][6]), score) for rowid, score in scores.items()]
+
+
+def section_texts(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, str]:
+    """The raw text of the given sections, by row id (for snippets of returned hits)."""
+    ids = json.dumps(list(rowids))
+    sql = "SELECT id, text FROM sections WHERE id IN (SELECT value FROM json_each(?))"
+    return {rowid: text for rowid, text in conn.execute(sql, (ids,))}
+
+
+def section_by_sid(conn: sqlite3.Connection, sid: str) -> SectionRow | None:
+    row = conn.execute(f"SELECT {_SECTION_COLUMNS} FROM sections s WHERE s.sid = ?", (sid,)).fetchone()
+    return _row(row) if row else None
+
+
+def sections_between(conn: sqlite3.Connection, path: str, first: int, last: int) -> list[SectionRow]:
+    """Sections of one document with ``first <= ordinal <= last``, in order."""
+    sql = f"""
+        SELECT {_SECTION_COLUMNS} FROM sections s
+        WHERE s.path = ? AND s.ordinal BETWEEN ? AND ?
+        ORDER BY s.ordinal
+    """
+    return [_row(values) for values in conn.execute(sql, (path, first, last))]
+
+
+def section_count(conn: sqlite3.Connection, path: str) -> int | None:
+    """How many sections the document at ``path`` has; ``None`` if there is no such document."""
+    row = conn.execute("SELECT section_count FROM documents WHERE path = ?", (path,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def grep_candidates(
+    conn: sqlite3.Connection, trigram_match: str | None, doc_ids: Sequence[int] | None = None
+) -> Iterator[SectionRow]:
+    """Sections that may match a grep (all without ``trigram_match``), in document order.
+
+    Up to :data:`FEW_CANDIDATES` trigram candidates are looked up by id and
+    sorted. With more, matches are common (a trigram phrase query lists the
+    sections containing the folded string), so walking every section in
+    document order reaches the caller's limit sooner than sorting all the
+    candidates would. Callers verify every section against its text.
+    """
+    if trigram_match is None:
+        return sections_in_order(conn, doc_ids)
+    sql = "SELECT rowid FROM sections_tri WHERE sections_tri MATCH ? LIMIT ?"
+    rowids = [rowid for (rowid,) in conn.execute(sql, (trigram_match, FEW_CANDIDATES + 1))]
+    if len(rowids) > FEW_CANDIDATES:
+        return sections_in_order(conn, doc_ids)
+    return sections_in_order(conn, doc_ids, rowids=rowids)
+
+
+def sections_in_order(
+    conn: sqlite3.Connection,
+    doc_ids: Sequence[int] | None = None,
+    rowids: Sequence[int] | None = None,
+) -> Iterator[SectionRow]:
+    """Sections with their text in document order, lazily, for scanning.
+
+    ``rowids`` limits the scan to those sections (few: they are looked up
+    and sorted); ``doc_ids`` to those documents, walked one document at a
+    time. Rows are read lazily, so a caller that stops early reads few texts.
+    """
+    if rowids is None and doc_ids is not None:
+        sql = "SELECT path FROM documents WHERE doc_id IN (SELECT value FROM json_each(?)) ORDER BY path"
+        for (path,) in conn.execute(sql, (json.dumps(list(doc_ids)),)).fetchall():
+            yield from _walk(conn, "WHERE s.path = ?", [path])
+        return
+    clauses: list[str] = []
+    params: list[object] = []
+    if rowids is not None:
+        clauses.append("s.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(rowids)))
+    if doc_ids is not None:
+        clauses.append("s.doc_id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(doc_ids)))
+    yield from _walk(conn, f"WHERE {' AND '.join(clauses)}" if clauses else "", params)
+
+
+def _walk(conn: sqlite3.Connection, where: str, params: list[object]) -> Iterator[SectionRow]:
+    cursor = conn.execute(f"SELECT {_SECTION_COLUMNS} FROM sections s {where} ORDER BY s.path, s.ordinal", params)
+    try:
+        for values in cursor:
+            yield _row(values)
+    finally:
+        cursor.close()

@@ -1,0 +1,372 @@
+"""Writing a store: one ingest is one transaction, or one file renamed into place.
+
+* An existing store is changed inside a single ``BEGIN IMMEDIATE``
+  transaction, so readers (WAL mode) see the previous corpus until the
+  commit and an ingest killed at any point leaves it intact.
+* A new store (or one in a format this version cannot read) is built in
+  ``<store>.building`` beside the target and renamed over it when complete.
+* One writer at a time: an exclusive lock on ``<store>.lock`` is taken
+  without waiting; a second writer gets :class:`StoreLocked`.
+
+FTS tables are contentless with ``rowid = sections.id``; deleting a section
+replays the FTS5 ``'delete'`` command with the analysed values recomputed
+from the stored text (docs/adr/002-store-format.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ..errors import FormatVersionError, StoreLocked
+from ..records import HEADING_SEPARATOR, ParsedDocument, Section
+from ..terms import index_text
+from .connection import (
+    DocumentEntry,
+    check_store,
+    read_document_hashes,
+    read_documents,
+    read_meta,
+    read_skipped_files,
+)
+from .schema import FORMAT_VERSION, apply_migrations
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - non-POSIX: SQLite's own lock still applies
+    fcntl = None  # type: ignore[assignment]
+
+#: section rows buffered before one ``executemany`` per table
+_BATCH = 2000
+_LOCK_TIMEOUT_S = 0.5
+
+
+def section_hash(text: str) -> str:
+    """64 bits of sha256: enough to tell a section's text changed, small on disk."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+#: (heading, body, folded): what one section contributes to the two FTS tables
+FtsValues = tuple[str, str, str]
+
+
+def fts_values(heading_path: Iterable[str], text: str) -> FtsValues:
+    """The values a section contributes to the FTS tables, on insert and on delete alike."""
+    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(text), text.casefold()
+
+
+class _WriteLock:
+    """An advisory, non-blocking, process-wide lock on ``<store>.lock``.
+
+    The OS releases it when the process dies, so a killed ingest never
+    leaves a stale lock behind.
+    """
+
+    def __init__(self, store_path: Path) -> None:
+        self._store = store_path
+        self._path = store_path.with_name(store_path.name + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.release()
+            raise _locked(self._store) from None
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _locked(path: Path) -> StoreLocked:
+    return StoreLocked(
+        f"another ingest is writing {path}",
+        "wait for it to finish, then run this ingest again",
+    )
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class StoreWriter:
+    """The single write transaction of one ingest.
+
+    Use as a context manager: leaving the block without :meth:`commit`
+    rolls everything back (or discards the file being built).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._building = path.with_name(path.name + ".building")
+        self._lock = _WriteLock(path)
+        self._conn: sqlite3.Connection | None = None
+        self._fresh = False
+        self._next_section_id = 1
+        self._next_doc_id = 1
+        self._pending: list[tuple[int, int, Section, FtsValues]] = []
+
+    # --- lifecycle ---------------------------------------------------------
+    def __enter__(self) -> StoreWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()
+        try:
+            self._conn = self._open_existing() if self.path.exists() else None
+            if self._conn is None:
+                self._conn = self._create()
+            self._next_doc_id = self._max("SELECT max(doc_id) FROM documents") + 1
+            self._next_section_id = self._max("SELECT max(id) FROM sections") + 1
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._conn is not None:
+            self._discard()
+
+    @property
+    def fresh(self) -> bool:
+        """True when this writer builds a new store rather than changing one."""
+        return self._fresh
+
+    def _open_existing(self) -> sqlite3.Connection | None:
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=_LOCK_TIMEOUT_S)
+        try:
+            check_store(conn, self.path)
+        except FormatVersionError:
+            conn.close()
+            return None  # a store in another format is rebuilt from scratch
+        except BaseException:
+            conn.close()
+            raise
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            conn.close()
+            raise _locked(self.path) from None
+        apply_migrations(conn)
+        return conn
+
+    def _create(self) -> sqlite3.Connection:
+        self._fresh = True
+        self._building.unlink(missing_ok=True)
+        conn = sqlite3.connect(self._building, isolation_level=None)
+        # A file nobody else can see yet: no journal, no fsync until the end.
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        apply_migrations(conn)
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('format_version', ?)", (FORMAT_VERSION,)
+        )
+        conn.execute("BEGIN")
+        return conn
+
+    def commit(self) -> None:
+        """Make the whole ingest visible at once."""
+        conn = self._require()
+        self._flush()
+        conn.execute("COMMIT")
+        if self._fresh:
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.close()
+        self._conn = None
+        if self._fresh:
+            self._install_built_file()
+        self._lock.release()
+
+    def _install_built_file(self) -> None:
+        """Rename the finished file over the target, durably."""
+        _fsync(self._building)  # it was written without fsync
+        # A -wal left by an older file at this path must never be replayed
+        # onto the new one.
+        for suffix in ("-wal", "-shm"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        os.replace(self._building, self.path)
+        if os.name == "posix":  # make the rename itself durable
+            _fsync(self.path.parent)
+
+    def _discard(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.close()
+        if self._fresh:
+            self._building.unlink(missing_ok=True)
+        self._lock.release()
+
+    def _require(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("StoreWriter used outside its `with` block")
+        return self._conn
+
+    def _max(self, sql: str) -> int:
+        return int(self._require().execute(sql).fetchone()[0] or 0)
+
+    # --- reading the state being replaced -----------------------------------
+    def meta(self, key: str) -> str | None:
+        return read_meta(self._require(), key)
+
+    def document_hashes(self) -> dict[str, str]:
+        """``path -> sha256 of raw bytes`` for every stored document."""
+        return read_document_hashes(self._require())
+
+    def skipped_files(self) -> dict[str, tuple[str, str]]:
+        """``path -> (sha256, reason)`` for files read before and not stored."""
+        return read_skipped_files(self._require())
+
+    def documents(self) -> list[DocumentEntry]:
+        """Every stored document, in path order (pending writes included)."""
+        self._flush()
+        return read_documents(self._require())
+
+    # --- changes ------------------------------------------------------------
+    def clear(self) -> None:
+        """Remove every document and section (settings changed: re-section all)."""
+        conn = self._require()
+        self._flush()
+        conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('delete-all')")
+        conn.execute("INSERT INTO sections_tri (sections_tri) VALUES ('delete-all')")
+        conn.execute("DELETE FROM sections")
+        conn.execute("DELETE FROM documents")
+        conn.execute("DELETE FROM skipped_files")
+
+    def remove(self, path: str) -> None:
+        """Forget ``path``: its document, sections, FTS entries and any skip record."""
+        conn = self._require()
+        conn.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
+        row = conn.execute("SELECT doc_id FROM documents WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        (doc_id,) = row
+        fts_rows, tri_rows = [], []
+        for sid, heading_json, text in conn.execute(
+            "SELECT id, heading_path, text FROM sections WHERE doc_id = ?", (doc_id,)
+        ):
+            heading, body, folded = fts_values(json.loads(heading_json), text)
+            fts_rows.append((sid, heading, body))
+            tri_rows.append((sid, folded))
+        conn.executemany(
+            "INSERT INTO sections_fts (sections_fts, rowid, heading, body)"
+            " VALUES ('delete', ?, ?, ?)",
+            fts_rows,
+        )
+        conn.executemany(
+            "INSERT INTO sections_tri (sections_tri, rowid, folded) VALUES ('delete', ?, ?)",
+            tri_rows,
+        )
+        conn.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
+        conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+    def record_skip(self, path: str, content_hash: str, reason: str) -> None:
+        """Remember a file that was read but not stored, so a no-op re-ingest can tell."""
+        self.remove(path)
+        self._require().execute(
+            "INSERT INTO skipped_files (path, content_hash, reason) VALUES (?, ?, ?)",
+            (path, content_hash, reason),
+        )
+
+    def put(
+        self,
+        doc: ParsedDocument,
+        content_hash: str,
+        size: int,
+        fts: Sequence[FtsValues] | None = None,
+    ) -> None:
+        """Store ``doc`` in place of any previous version of the same path.
+
+        ``fts`` are the sections' :func:`fts_values` when the caller computed
+        them already (in a worker process); otherwise they are computed here.
+        """
+        if fts is None:
+            fts = [fts_values(s.heading_path, s.text) for s in doc.sections]
+        self.remove(doc.path)
+        doc_id = self._next_doc_id
+        self._next_doc_id += 1
+        self._require().execute(
+            "INSERT INTO documents (doc_id, path, title, summary, metadata, format,"
+            " content_hash, size, section_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                doc_id,
+                doc.path,
+                doc.title,
+                doc.summary,
+                json.dumps(doc.metadata, ensure_ascii=False, sort_keys=True, default=str),
+                doc.format,
+                content_hash,
+                size,
+                len(doc.sections),
+            ),
+        )
+        for section, values in zip(doc.sections, fts, strict=True):
+            self._pending.append((self._next_section_id, doc_id, section, values))
+            self._next_section_id += 1
+        if len(self._pending) >= _BATCH:
+            self._flush()
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        self._require().executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            sorted(values.items()),
+        )
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        conn = self._require()
+        rows, fts_rows, tri_rows = [], [], []
+        for rowid, doc_id, s, (heading, body, folded) in self._pending:
+            rows.append(
+                (
+                    rowid,
+                    doc_id,
+                    s.doc,
+                    s.ordinal,
+                    s.id,
+                    json.dumps(list(s.heading_path), ensure_ascii=False),
+                    s.kind,
+                    s.text,
+                    s.start,
+                    s.end,
+                    len(s.text),
+                    section_hash(s.text),
+                    s.table_header,
+                    s.header_ordinal,
+                )
+            )
+            fts_rows.append((rowid, heading, body))
+            tri_rows.append((rowid, folded))
+        self._pending.clear()
+        conn.executemany(
+            "INSERT INTO sections (id, doc_id, path, ordinal, sid, heading_path, kind, text,"
+            " start, end, chars, content_hash, table_header, header_ordinal)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        conn.executemany(
+            "INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)", fts_rows
+        )
+        conn.executemany("INSERT INTO sections_tri (rowid, folded) VALUES (?, ?)", tri_rows)

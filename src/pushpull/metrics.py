@@ -1,0 +1,117 @@
+"""Retrieval metrics at a cutoff k, per question and averaged.
+
+Definitions (binary relevance, validated against ir-measures in the tests):
+recall@k is the fraction of gold ids in the top k (ir-measures ``R@k``);
+MRR@k the reciprocal rank of the first gold id in the top k (``RR@k``);
+NDCG@k uses binary gains and an ideal of min(|gold|, k) hits (``nDCG@k``) and
+is reported *conditioned on a hit* — averaged over questions with a gold id in
+the top k — so ranking quality is kept apart from recall. Retrieved lists are
+deduplicated (first occurrence wins) before the cut, as a TREC run must be.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+def top_k(retrieved: Sequence[str], k: int) -> list[str]:
+    return list(dict.fromkeys(retrieved))[:k]
+
+
+def recall_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float:
+    if not gold:
+        return 0.0
+    top = set(top_k(retrieved, k))
+    return sum(g in top for g in set(gold)) / len(set(gold))
+
+
+def reciprocal_rank_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float:
+    wanted = set(gold)
+    return next((1.0 / rank for rank, cid in enumerate(top_k(retrieved, k), 1) if cid in wanted), 0.0)
+
+
+def ndcg_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float:
+    wanted = set(gold)
+    dcg = sum(1.0 / math.log2(rank + 1) for rank, cid in enumerate(top_k(retrieved, k), 1) if cid in wanted)
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(wanted), k) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+def equivalent_recall_at_k(gold: Sequence[str], equivalent: Sequence[str], retrieved: Sequence[str], k: int) -> float:
+    """Recall crediting any chunk that holds the same answer verbatim: min(1, |top k ∩ equivalent| / |gold|)."""
+    if not gold:
+        return 0.0
+    accepted = set(equivalent) | set(gold)
+    return min(1.0, len(accepted & set(top_k(retrieved, k))) / len(set(gold)))
+
+
+@dataclass
+class QuestionResult:
+    """What one configuration returned for one question, and what it cost."""
+
+    qid: str
+    shape: str
+    gold: list[str]
+    equivalent: list[str]
+    retrieved: list[str]
+    ms: float = 0.0
+    error: str | None = None
+    answer: str | None = None
+    faithful: bool | None = None
+    correct: bool | None = None
+
+    def recall(self, k: int) -> float:
+        return recall_at_k(self.gold, self.retrieved, k)
+
+    def hit(self, k: int) -> bool:
+        return self.recall(k) > 0
+
+
+@dataclass
+class Summary:
+    n: int
+    recall: float
+    mrr: float
+    ndcg_given_hit: float | None
+    hit_rate: float
+    recall_equivalent: float
+    errors: int
+    ms_per_query: float
+    faithfulness: float | None = None
+    n_judged: int = 0
+    correctness: float | None = None
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def summarize(results: Sequence[QuestionResult], k: int) -> Summary:
+    """Averages over every question; an adapter error is a question with nothing retrieved."""
+    hits = [r for r in results if r.hit(k)]
+    faith = [r.faithful for r in results if r.faithful is not None]
+    correct = [r.correct for r in results if r.correct is not None]
+    return Summary(
+        n=len(results),
+        recall=_mean([r.recall(k) for r in results]),
+        mrr=_mean([reciprocal_rank_at_k(r.gold, r.retrieved, k) for r in results]),
+        ndcg_given_hit=_mean([ndcg_at_k(r.gold, r.retrieved, k) for r in hits]) if hits else None,
+        hit_rate=len(hits) / len(results) if results else 0.0,
+        recall_equivalent=_mean([equivalent_recall_at_k(r.gold, r.equivalent, r.retrieved, k) for r in results]),
+        errors=sum(r.error is not None for r in results),
+        ms_per_query=_mean([r.ms for r in results]),
+        faithfulness=_mean([float(f) for f in faith]) if faith else None,
+        n_judged=len(faith),
+        correctness=_mean([float(c) for c in correct]) if correct else None,
+    )
+
+
+def summarize_by_shape(results: Iterable[QuestionResult], k: int) -> dict[str, Summary]:
+    groups: dict[str, list[QuestionResult]] = defaultdict(list)
+    for result in results:
+        groups[result.shape].append(result)
+    return {shape: summarize(group, k) for shape, group in groups.items()}
+

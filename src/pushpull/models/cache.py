@@ -1,0 +1,112 @@
+"""A disk cache of model answers, so a rerun of the eval costs nothing.
+
+The key is a SHA-256 over everything that changes an answer: the provider's
+identity (name, model, endpoint, its own sampling settings), the system
+prompt, the messages, the tools, the JSON schema, ``max_tokens``,
+``temperature`` and CACHE_VERSION (bumped when the stored format or a
+provider's prompt shaping changes). Only successful answers are stored.
+
+Storage is one SQLite file in WAL mode with one connection per thread, so the
+runner's worker threads can read and write it at the same time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from .base import Completion, Message, ToolCall, Usage
+
+CACHE_VERSION = 1
+CACHE_FILE = "completions.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def request_key(
+    identity: dict[str, Any],
+    messages: list[Message],
+    *,
+    system: str,
+    tools: list[dict[str, Any]] | None,
+    json_schema: dict[str, Any] | None,
+    max_tokens: int,
+    temperature: float,
+) -> str:
+    """The cache key of one call: stable across processes and dict orderings."""
+    payload = {
+        "cache_version": CACHE_VERSION,
+        "provider": identity,
+        "system": system,
+        "messages": [asdict(message) for message in messages],
+        "tools": tools,
+        "json_schema": json_schema,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _encode(completion: Completion) -> str:
+    value = asdict(completion)
+    value.pop("cached")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _decode(text: str) -> Completion:
+    value = json.loads(text)
+    return Completion(
+        text=value["text"],
+        tool_calls=tuple(ToolCall(**call) for call in value["tool_calls"]),
+        usage=Usage(**value["usage"]),
+        stop_reason=value["stop_reason"],
+        cached=True,
+    )
+
+
+class CompletionCache:
+    """Answers by request key in ``<cache_dir>/completions.sqlite3``; safe across threads."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.path = Path(cache_dir) / CACHE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connect()  # create the file and table now, so a bad path fails early
+
+    def _connect(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute(_SCHEMA)
+            self._local.connection = connection
+        return connection
+
+    def get(self, key: str) -> Completion | None:
+        """The stored answer with ``cached=True``, or None."""
+        row = self._connect().execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
+        return _decode(row[0]) if row else None
+
+    def put(self, key: str, spec: str, completion: Completion) -> None:
+        self._connect().execute(
+            "INSERT OR REPLACE INTO completions (key, spec, value, created) VALUES (?, ?, ?, ?)",
+            (key, spec, _encode(completion), time.time()),
+        )
+
+    def __len__(self) -> int:
+        return int(self._connect().execute("SELECT COUNT(*) FROM completions").fetchone()[0])

@@ -1,0 +1,231 @@
+"""``local:<name-or-path.gguf>``: a GGUF model run in-process by llama-cpp-python.
+
+A small local model calls tools reliably only when a grammar forces the shape
+of its reply (see /work/shared/MODELS.md), so with ``tools`` every turn is
+constrained to ``turn_schema(tools)``: one object per tool,
+``{"action": <tool name>, "arguments": {...its input_schema...}}``, or the
+final ``{"action": "answer", "answer": "..."}``. The chosen object comes back
+as a ``Completion`` with ``tool_calls`` or ``text``. A caller may pass its own
+``json_schema`` with ``tools`` to narrow one turn (for instance no ``answer``
+before a read); it must keep that action shape, and ``turn_schema`` builds it.
+
+Prompts are rendered by the model's own chat template through
+``create_chat_completion`` with only system, user and assistant roles: tool
+results go back as user turns that name the call, so nothing is dropped
+(``chatml-function-calling`` drops them). Earlier assistant turns are replayed
+as the exact JSON the model produced, which keeps the prompt a growing prefix
+and lets llama.cpp reuse its KV cache across turns. One ``Llama`` per model
+file per process, behind a lock: llama.cpp is not thread-safe, so local calls
+run one at a time.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
+
+ANSWER = "answer"
+#: bump when the prompt shaping changes, so cached answers of the old shape are not reused
+PROMPT_FORMAT = 1
+REPEAT_PENALTY = 1.1
+DEFAULT_CONTEXT = 8192
+
+
+class ChatLLM(Protocol):
+    """The slice of ``llama_cpp.Llama`` this provider uses (tests supply their own)."""
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]: ...
+
+
+def action_schema(tool: dict[str, Any]) -> dict[str, Any]:
+    """The reply object that calls ``tool`` (an Anthropic-shaped tool)."""
+    arguments = {"additionalProperties": False, **tool.get("input_schema", {"type": "object"})}
+    return {
+        "type": "object",
+        "properties": {"action": {"const": tool["name"]}, "arguments": arguments},
+        "required": ["action", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def answer_schema(answer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The reply object that ends the loop; ``answer`` is a string unless a schema is given."""
+    return {
+        "type": "object",
+        "properties": {"action": {"const": ANSWER}, ANSWER: answer or {"type": "string"}},
+        "required": ["action", ANSWER],
+        "additionalProperties": False,
+    }
+
+
+def turn_schema(tools: list[dict[str, Any]], *, allow_answer: bool = True, answer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One turn's grammar: any of ``tools``, or the final answer when ``allow_answer``."""
+    options = [action_schema(tool) for tool in tools] + ([answer_schema(answer)] if allow_answer else [])
+    if not options:
+        raise ValueError("a turn needs at least one tool or the answer")
+    return options[0] if len(options) == 1 else {"oneOf": options}
+
+
+def tool_instructions(tools: list[dict[str, Any]]) -> str:
+    """Appended to the system prompt so the model knows the tools and the reply shape."""
+    lines = [
+        "You can call these tools. Reply with exactly one JSON object and nothing else:",
+        '{"action": "<tool name>", "arguments": {...}} to call a tool, or',
+        '{"action": "answer", "answer": "..."} when you are done.',
+        "",
+        "Tools:",
+    ]
+    for tool in tools:
+        schema = json.dumps(tool.get("input_schema", {}), separators=(",", ":"))
+        lines.append(f"- {tool['name']}: {tool.get('description', '').strip()} Arguments schema: {schema}")
+    return "\n".join(lines)
+
+
+def _assistant_text(message: Message, with_tools: bool) -> str:
+    if message.tool_calls:
+        return "\n".join(json.dumps({"action": call.name, "arguments": call.arguments}) for call in message.tool_calls)
+    return json.dumps({"action": ANSWER, ANSWER: message.content}) if with_tools else message.content
+
+
+def to_chat_messages(system: str, messages: list[Message], tools: list[dict[str, Any]] | None) -> list[dict[str, str]]:
+    """Our turns in system/user/assistant roles only, consecutive user turns merged."""
+    system_text = "\n\n".join(part for part in (system, tool_instructions(tools) if tools else "") if part)
+    chat: list[dict[str, str]] = [{"role": "system", "content": system_text}] if system_text else []
+    names = {call.id: call.name for message in messages for call in message.tool_calls}
+    for message in messages:
+        if message.role == "assistant":
+            chat.append({"role": "assistant", "content": _assistant_text(message, bool(tools))})
+            continue
+        content = message.content
+        if message.role == "tool":
+            name = names.get(message.tool_call_id or "", "tool")
+            label = "Error from" if message.is_error else "Result of"
+            content = f"{label} {name} ({message.tool_call_id}):\n{message.content}"
+        if chat and chat[-1]["role"] == "user":
+            chat[-1]["content"] += "\n\n" + content
+        else:
+            chat.append({"role": "user", "content": content})
+    return chat
+
+
+_LOADED: dict[Path, tuple[ChatLLM, threading.Lock]] = {}
+_LOADING = threading.Lock()
+
+
+@atexit.register
+def _close_loaded() -> None:
+    """Free models before interpreter teardown; ``Llama.__del__`` fails noisily once modules are gone."""
+    with _LOADING:
+        for llm, lock in _LOADED.values():
+            with lock:
+                getattr(llm, "close", lambda: None)()
+        _LOADED.clear()
+
+
+def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> tuple[ChatLLM, threading.Lock]:
+    """The process's one ``Llama`` for ``path`` and the lock every call must hold."""
+    path = path.resolve()
+    with _LOADING:
+        if path not in _LOADED:
+            try:
+                from llama_cpp import Llama
+            except ImportError as error:
+                raise NoModelConfigured(
+                    "local models need llama-cpp-python: run `pushpull models install-local --with-runtime`"
+                ) from error
+            threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, flash_attn=True, verbose=False)
+            _LOADED[path] = (llm, threading.Lock())
+        return _LOADED[path]
+
+
+class LocalProvider:
+    """A ``Backend`` over a llama-cpp-python model (or anything with its chat interface)."""
+
+    provider = "local"
+
+    def __init__(self, llm: ChatLLM, *, name: str, lock: threading.Lock | None = None, model_bytes: int = 0) -> None:
+        self.llm = llm
+        self.model = name
+        self.spec = f"local:{name}"
+        self.model_bytes = model_bytes
+        self._lock = lock or threading.Lock()
+
+    @classmethod
+    def from_path(cls, path: Path, *, name: str | None = None, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> LocalProvider:
+        llm, lock = load_llama(path, n_ctx=n_ctx, n_threads=n_threads)
+        return cls(llm, name=name or path.stem, lock=lock, model_bytes=path.stat().st_size)
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "model_bytes": self.model_bytes,
+            "prompt_format": PROMPT_FORMAT,
+            "repeat_penalty": REPEAT_PENALTY,
+        }
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        system: str = "",
+        tools: list[dict[str, Any]] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+    ) -> Completion:
+        """One constrained turn; with ``tools``, ``json_schema`` (if given) replaces ``turn_schema(tools)``."""
+        schema = json_schema if json_schema is not None or not tools else turn_schema(tools)
+        request: dict[str, Any] = {
+            "messages": to_chat_messages(system, messages, tools),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "repeat_penalty": REPEAT_PENALTY,
+        }
+        if schema is not None:
+            request["response_format"] = {"type": "json_object", "schema": schema}
+        with self._lock:
+            try:
+                response = self.llm.create_chat_completion(**request)
+            except (RuntimeError, ValueError) as error:
+                raise ModelError(f"{self.spec}: {' '.join(str(error).split())}") from error
+        choice = response["choices"][0]
+        text = choice["message"].get("content") or ""
+        stop_reason = choice.get("finish_reason") or ""
+        usage = response.get("usage") or {}
+        completion = Completion(
+            text=text,
+            usage=Usage(tokens_in=usage.get("prompt_tokens", 0), tokens_out=usage.get("completion_tokens", 0)),
+            stop_reason=stop_reason,
+        )
+        if schema is None:
+            return completion
+        if stop_reason == "length":
+            raise ModelError(f"{self.spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
+        try:
+            reply = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ModelError(f"{self.spec}: bad output: the reply is not JSON ({error})") from error
+        return self._as_action(reply, completion, messages) if tools else completion
+
+    def _as_action(self, reply: Any, completion: Completion, messages: list[Message]) -> Completion:
+        action = reply.get("action") if isinstance(reply, dict) else None
+        if action == ANSWER:
+            answer = reply.get(ANSWER)
+            return Completion(
+                text=answer if isinstance(answer, str) else json.dumps(answer),
+                usage=completion.usage,
+                stop_reason="end_turn",
+            )
+        if not isinstance(action, str) or not isinstance(reply.get("arguments"), dict):
+            raise ModelError(f"{self.spec}: bad output: expected an action object, got {json.dumps(reply)[:200]}")
+        call_number = 1 + sum(len(message.tool_calls) for message in messages)
+        call = ToolCall(id=f"call_{call_number}", name=action, arguments=reply["arguments"])
+        return Completion(text="", tool_calls=(call,), usage=completion.usage, stop_reason="tool_use")

@@ -1,0 +1,124 @@
+"""The steps a scoring command strings together, shared by ``pushpull run`` and ``contextpull bench``.
+
+Open the model (or record why there is none), build or reuse the eval set,
+turn push configs into rows, run them under progress bars on stderr, write the
+output folder. Each step is one function so a command composes only what it
+needs and both commands produce the same table and files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .chunks import Chunk
+from .evalset import EvalSet, build_or_load
+from .models.base import ModelError, NoModelConfigured
+from .report import write_outputs
+from .runner import RunResult, RunRow, run
+
+
+@dataclass
+class Rows:
+    """Configurations to run, and those that cannot run here with the reason."""
+
+    rows: list[RunRow] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def extend(self, other: Rows) -> None:
+        self.rows.extend(other.rows)
+        self.skipped.update(other.skipped)
+
+
+@contextmanager
+def progress_bars() -> Iterator[Progress]:
+    """Rich progress bars on stderr (terminals only), cleared when done, so stdout keeps only data."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+        yield progress
+
+
+def open_model(spec: str | None, cache_dir: Path) -> tuple[Any | None, str]:
+    """The provider for ``spec`` and ``""``, or None and the reason no model is used."""
+    if not spec or spec == "none":
+        return None, "no model configured (--model none)"
+    from .models import get_provider
+
+    try:
+        return get_provider(spec, cache_dir=cache_dir / "models"), ""
+    except NoModelConfigured as err:
+        return None, str(err)
+
+
+def require_model(spec: str | None, cache_dir: Path) -> Any | None:
+    """Like :func:`open_model`, but a model the user named and that cannot run is an error."""
+    provider, reason = open_model(spec, cache_dir)
+    if provider is None and spec not in (None, "", "none"):
+        raise ModelError(f"model {spec!r} cannot be used: {reason}")
+    return provider
+
+
+def evalset_for(
+    chunks: Sequence[Chunk],
+    cache_dir: Path,
+    *,
+    shapes: Sequence[str],
+    provider: Any | None,
+    n: int,
+    seed: int,
+) -> EvalSet:
+    """The cached eval set for these chunks and parameters, built under a progress bar if new."""
+    with progress_bars() as progress:
+        task = progress.add_task("phrasing questions", total=None)
+        return build_or_load(
+            chunks, cache_dir / "evalsets", shapes=shapes, provider=provider, n=n, seed=seed,
+            progress=lambda done: progress.advance(task, done),
+        )
+
+
+def push_rows(chunks: Sequence[Chunk], which: Sequence[str] | None, cache_dir: Path, *, reranker: str | None = None) -> Rows:
+    """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""
+    if which is not None and not which:
+        return Rows()
+    from .retrievers import build_push_configs
+
+    rows = Rows()
+    for config in build_push_configs(chunks, cache_dir=cache_dir / "push", which=list(which) if which else None, reranker=reranker):
+        if config.retriever is None:
+            rows.skipped[config.name] = config.skip_reason or "unavailable"
+        else:
+            rows.rows.append(RunRow(config.name, config.retriever, sampled=bool(getattr(config.retriever, "expensive", False))))
+    return rows
+
+
+def spend() -> tuple[str, dict[str, Any]]:
+    """The model layer's spend line and figures for this process."""
+    from .models import default_ledger
+
+    ledger = default_ledger()
+    return ledger.summary(), ledger.to_dict()
+
+
+def score(
+    chunks: Sequence[Chunk],
+    evalset: EvalSet,
+    rows: Rows,
+    out_dir: Path,
+    *,
+    k: int,
+    sample: int | None,
+    seed: int,
+    judge: Any | None,
+) -> tuple[RunResult, dict[str, Path]]:
+    """Run every row and write the output folder."""
+    with progress_bars() as progress:
+        result = run(rows.rows, evalset, chunks, k=k, sample=sample, seed=seed, judge=judge, skipped_rows=rows.skipped, progress=progress)
+    _, figures = spend()
+    return result, write_outputs(result, chunks, out_dir, spend=figures)

@@ -1,0 +1,162 @@
+"""The one table, and the files a run leaves behind.
+
+``render_table`` is what a person reads: one line per configuration with its
+per-shape lines beneath, and under it the eval set, the models used and what
+was skipped and why. ``write_outputs`` puts the same numbers in
+``results.json``, one TREC run file per configuration (plus ``qrels.txt``),
+and ``misses.jsonl`` with the text of every gold chunk a configuration left out of its top k.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from .chunks import Chunk
+from .metrics import Summary, top_k
+from .questions import SHAPES
+from .runner import RowResult, RunResult
+
+_LABEL_WIDTH = 30
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _columns(k: int) -> list[tuple[str, int]]:
+    return [
+        ("config", _LABEL_WIDTH), (f"recall@{k}", 9), (f"rec≡@{k}", 8), (f"MRR@{k}", 7), (f"NDCG@{k}|hit", 12),
+        ("hit", 6), ("faith", 6), ("n", 5), ("err", 4), ("ms/query", 9), ("tok/query", 10), ("calls/query", 12),
+    ]
+
+
+def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
+    first, *rest = cells
+    return f"{first:<{widths[0]}.{widths[0]}}" + "".join(f"{c:>{w}}" for c, w in zip(rest, widths[1:]))
+
+
+def _summary_cells(label: str, s: Summary, cost: tuple[str, str]) -> list[str]:
+    return [
+        label, _f(s.recall), _f(s.recall_equivalent), _f(s.mrr), _f(s.ndcg_given_hit), _f(s.hit_rate),
+        _f(s.faithfulness, 2), str(s.n), str(s.errors), _f(s.ms_per_query, 1), *cost,
+    ]
+
+
+def _cost(row: RowResult) -> tuple[str, str]:
+    tokens, calls = row.per_query("tokens"), row.per_query("tool_calls")
+    return ("—" if tokens is None else f"{tokens:,.0f}", _f(calls, 1))
+
+
+def render_table(run: RunResult) -> str:
+    """The one table: configurations, per-shape rows beneath, then provenance and skips."""
+    widths = [w for _, w in _columns(run.k)]
+    header = _line([name for name, _ in _columns(run.k)], widths)
+    lines = [header, "-" * len(header)]
+    for row in run.rows:
+        label = row.name + (f" (sample {row.overall.n})" if row.sampled and run.sample else "")
+        lines.append(_line(_summary_cells(label, row.overall, _cost(row)), widths))
+        for shape in SHAPES:
+            if shape in row.by_shape:
+                lines.append(_line(_summary_cells(f"  {shape}", row.by_shape[shape], ("", "")), widths))
+    es = run.evalset
+    counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
+    lines += [
+        "",
+        f"eval set: {len(es.questions)} questions ({counts}); corpus {run.fingerprint}; "
+        f"question model {es.model}; judge model {run.judge_model}; k={run.k}",
+        f"rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
+        f"NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses",
+    ]
+    lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]
+    lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
+    return "\n".join(lines)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
+
+
+def trec_run_lines(row: RowResult) -> list[str]:
+    """``qid Q0 docid rank score tag``; score falls with rank so any TREC tool keeps our order."""
+    tag = slug(row.name)
+    return [
+        f"{r.qid} Q0 {cid} {rank} {row.k - rank + 1} {tag}"
+        for r in row.results
+        for rank, cid in enumerate(top_k(r.retrieved, row.k), 1)
+    ]
+
+
+def qrels_lines(run: RunResult) -> list[str]:
+    return [f"{q.id} 0 {g} 1" for q in run.evalset.questions for g in dict.fromkeys(q.gold_chunk_ids)]
+
+
+def misses(run: RunResult, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+    """Every (configuration, question) with a gold id missing from the top k, with the missing gold's text."""
+    text = {c.id: c.text for c in chunks}
+    questions = {q.id: q for q in run.evalset.questions}
+    out = []
+    for row in run.rows:
+        for r in row.results:
+            retrieved = top_k(r.retrieved, run.k)
+            missing = [g for g in dict.fromkeys(r.gold) if g not in retrieved]
+            if not missing:
+                continue
+            q = questions[r.qid]
+            out.append({
+                "config": row.name, "id": q.id, "q": q.q, "shape": q.shape, "answer": q.answer,
+                "gold": r.gold, "missing": missing, "equivalent_gold": r.equivalent, "retrieved": retrieved,
+                "error": r.error, "missing_text": [text.get(g, "")[:600] for g in missing],
+            })
+    return out
+
+
+def _row_json(row: RowResult) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "sampled": row.sampled,
+        "overall": asdict(row.overall),
+        "by_shape": {shape: asdict(s) for shape, s in row.by_shape.items()},
+        "stats": row.stats,
+        "tokens_per_query": row.per_query("tokens"),
+        "tool_calls_per_query": row.per_query("tool_calls"),
+        "questions": [asdict(r) for r in row.results],
+    }
+
+
+def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "k": run.k,
+        "fingerprint": run.fingerprint,
+        "sample": run.sample,
+        "judge_model": run.judge_model,
+        "evalset": {**run.evalset.info(), "path": str(run.evalset.path) if run.evalset.path else None},
+        "rows": [_row_json(row) for row in run.rows],
+        "skipped_rows": run.skipped_rows,
+        "spend": spend or {},
+    }
+
+
+def write_outputs(run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Write results.json, runs/<config>.trec, qrels.txt, misses.jsonl and table.txt; return their paths."""
+    runs_dir = out_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "results": out_dir / "results.json",
+        "table": out_dir / "table.txt",
+        "qrels": out_dir / "qrels.txt",
+        "misses": out_dir / "misses.jsonl",
+    }
+    paths["results"].write_text(json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths["table"].write_text(render_table(run) + "\n", encoding="utf-8")
+    paths["qrels"].write_text("".join(line + "\n" for line in qrels_lines(run)), encoding="utf-8")
+    paths["misses"].write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8")
+    for row in run.rows:
+        path = runs_dir / f"{slug(row.name)}.trec"
+        path.write_text("".join(line + "\n" for line in trec_run_lines(row)), encoding="utf-8")
+        paths[f"run:{row.name}"] = path
+    return paths

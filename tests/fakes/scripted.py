@@ -1,0 +1,135 @@
+"""A loopback HTTP server that replays a scripted conversation and records every request.
+
+The provider fakes subclass it with their endpoint, auth check and error body;
+the real SDKs talk to it over a real socket, so tests see exactly what the SDK
+sent and the SDK parses exactly what a real API would return.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted HTTP answer."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as the server received it (header names lower-cased)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+Script = list[Reply | dict[str, Any]] | Callable[[Request], Reply | dict[str, Any]]
+
+
+class ScriptedServer:
+    """Serve ``script`` on 127.0.0.1: a list answered in order, or a function of the request.
+
+    A plain dict in the script is a 200 JSON body. Requests to another path get
+    404, a wrong key gets 401, and a request after the script ran out gets 400,
+    each with the provider's error body, so a test fails loudly, never hangs.
+    """
+
+    endpoint = "/"
+    base_path = ""
+
+    def __init__(self, script: Script, *, api_key: str = "test-key") -> None:
+        self.script = script
+        self.api_key = api_key
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._next = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- for subclasses -------------------------------------------------
+    @staticmethod
+    def error_body(status: int, message: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def presented_key(self, request: Request) -> str | None:
+        raise NotImplementedError
+
+    # -- lifecycle --------------------------------------------------------
+    def __enter__(self) -> ScriptedServer:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None and self._thread is not None
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "use the fake as a context manager"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}{self.base_path}"
+
+    @property
+    def bodies(self) -> list[Any]:
+        """The JSON body of every request so far, in arrival order."""
+        with self._lock:
+            return [request.body for request in self.requests]
+
+    # -- serving ----------------------------------------------------------
+    def _answer(self, request: Request) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if request.path != self.endpoint:
+                return Reply(404, self.error_body(404, f"fake serves only {self.endpoint}, not {request.path}"))
+            if self.presented_key(request) != self.api_key:
+                return Reply(401, self.error_body(401, "invalid api key"))
+            if callable(self.script):
+                reply = self.script(request)
+            elif self._next < len(self.script):
+                reply = self.script[self._next]
+                self._next += 1
+            else:
+                return Reply(400, self.error_body(400, f"fake script exhausted after {self._next} replies"))
+        return reply if isinstance(reply, Reply) else Reply(200, reply)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                body = json.loads(raw) if raw else None
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                reply = fake._answer(Request("POST", self.path, headers, body))
+                payload = json.dumps(reply.body).encode("utf-8")
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler

@@ -1,0 +1,300 @@
+"""The API tool loop against loopback stand-ins of the Anthropic and OpenAI APIs.
+
+The real SDKs talk to the fakes over real sockets; tool calls run against a
+real store ingested from the bundled example corpus. Assertions are on what
+the loop retrieved and on the requests the fake API received.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fakes import AnthropicFake, OpenAIFake, Request
+from fakes import anthropic_server as anth
+from fakes import openai_server as oai
+from mcp import Client
+from pull_support import hits, store  # noqa: F401 (store is a fixture)
+
+from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
+from contextpull.eval.pull_record import PullRunFailed
+from contextpull.server import build_server
+from pushpull.models import Ledger, RetryPolicy
+
+QUESTION = "How many days before departure must travel be booked?"
+
+
+
+
+@pytest.fixture
+def anthropic_env(monkeypatch: pytest.MonkeyPatch) -> Any:
+    def use(fake: AnthropicFake) -> None:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
+
+    return use
+
+
+def loop(store: Path, spec: str = "anthropic:claude-fake", **kwargs: Any) -> ApiLoopRetriever:
+    kwargs.setdefault("ledger", Ledger())
+    kwargs.setdefault("retry", RetryPolicy(attempts=1))
+    return ApiLoopRetriever(store, spec, **kwargs)
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        block
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_ids_read_in_order_and_surfaced_after_them(store: Path, anthropic_env: Any) -> None:
+    found = hits(store, "travel booking")
+    first, second = found[1], found[0]
+    script = [
+        anth.tool_reply("search", {"query": "travel booking"}),
+        anth.tool_reply("read", {"id": first}),
+        anth.tool_reply("read", {"id": second}),
+        anth.tool_reply("read", {"id": first}),
+        anth.text_reply(f"21 days [{first}]", tokens_in=40, tokens_out=9),
+    ]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        read = loop(store)
+        assert read.retrieve(QUESTION, 5) == [first, second]
+        surfaced = read.counting("surfaced")
+        assert surfaced.retrieve(QUESTION, 10) == [first, second, *[sid for sid in found if sid not in (first, second)]][:10]
+        assert len(fake.requests) == 5  # the surfaced row counted the same run, no new calls
+        assert read.retrieve(QUESTION, 1) == [first]
+    assert read.generate(QUESTION, []) == f"21 days [{first}]"
+    evidence = read.evidence(QUESTION)
+    assert len(evidence["read"]) == 3 and evidence["read"][0].startswith(f"[{first}]\n")
+    assert len(evidence["snippets"]) == len(found)
+    stats = read.stats()
+    assert stats["queries"] == 1 and stats["tool_calls"] == 4
+    assert stats["by_tool"] == {"read": 3, "search": 1}
+    assert stats["turns"] == 5 and stats["reads_per_query"] == 3
+    assert stats["tokens_in"] == 4 * 10 + 40 and stats["tokens_out"] == 4 * 5 + 9
+    assert stats["no_tool_call"] == stats["max_turns_hit"] == stats["errors"] == stats["answered_without_reading"] == 0
+    assert stats["model"] == "anthropic:claude-fake"
+    # tool results went back as tool_result blocks carrying the real payload
+    last = tool_results(fake.bodies[-1])
+    assert [block["is_error"] for block in last] == [False] * 4
+    assert json.loads(last[1]["content"])["id"] == first
+
+
+def test_search_only_ids_never_count_as_read(store: Path, anthropic_env: Any) -> None:
+    script = [anth.tool_reply("search", {"query": "error codes"}), anth.text_reply("E42 means a timeout.")]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        read = loop(store)
+        assert read.retrieve(QUESTION, 5) == []
+        assert read.counting("surfaced").retrieve(QUESTION, 3) == hits(store, "error codes")[:3]
+    assert read.stats()["answered_without_reading"] == 1
+
+
+def test_system_prompt_is_what_the_mcp_server_sends(store: Path, anthropic_env: Any) -> None:
+    async def server_instructions() -> str | None:
+        async with Client(build_server(store), mode="legacy") as client:
+            return client.instructions
+
+    sent = anyio.run(server_instructions)
+    with AnthropicFake(script=[anth.text_reply("no idea")]) as fake:
+        anthropic_env(fake)
+        loop(store).retrieve(QUESTION, 5)
+    assert sent and fake.bodies[0]["system"] == sent
+    assert [tool["name"] for tool in fake.bodies[0]["tools"]] == ["index", "search", "read", "grep", "neighbours"]
+
+
+def test_strict_mode_sends_the_strict_rules(store: Path, anthropic_env: Any) -> None:
+    top = hits(store, "travel booking")[0]
+    script = [
+        anth.tool_reply("search", {"query": "travel booking"}),
+        anth.tool_reply("read", {"id": top}),
+        anth.text_reply(f"Book ahead [{top}]"),
+    ]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        strict = loop(store, mode="strict")
+        assert strict.retrieve(QUESTION, 5) == [top]
+    plain = loop(store).system
+    assert all(body["system"] == f"{plain}\n{STRICT_RULES}\n" for body in fake.bodies)
+    with pytest.raises(ValueError):
+        strict.counting("read")
+
+
+def test_max_turns_stop_is_recorded(store: Path, anthropic_env: Any) -> None:
+    script = [anth.tool_reply("grep", {"pattern": "travel"}) for _ in range(3)]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        read = loop(store, max_turns=3)
+        assert read.retrieve(QUESTION, 5) == []
+        assert len(fake.requests) == 3
+    run = read.run(QUESTION)
+    assert run.max_turns_hit and run.turns == 3 and run.answer == ""
+    stats = read.stats()
+    assert stats["max_turns_hit"] == 1 and stats["answered_without_reading"] == 0
+
+
+def test_an_answer_without_any_tool_call_is_flagged(store: Path, anthropic_env: Any) -> None:
+    with AnthropicFake(script=[anth.text_reply("From memory: 14 days.")]) as fake:
+        anthropic_env(fake)
+        read = loop(store)
+        assert read.retrieve(QUESTION, 5) == []
+    stats = read.stats()
+    assert stats["no_tool_call"] == 1 and stats["answered_without_reading"] == 1 and stats["tool_calls"] == 0
+    assert read.generate(QUESTION) == "From memory: 14 days."
+
+
+def test_a_refused_tool_call_goes_back_as_a_tool_error(store: Path, anthropic_env: Any) -> None:
+    top = hits(store, "travel booking")[0]
+    script = [
+        anth.tool_reply("read", {"id": "policies/no-such-policy.md#2"}),
+        anth.tool_reply("search", {"query": "travel booking", "limit": 0}),
+        anth.tool_reply("read", {"id": top}),
+        anth.text_reply(f"ok [{top}]"),
+    ]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        read = loop(store)
+        assert read.retrieve(QUESTION, 5) == [top]
+    refused = tool_results(fake.bodies[1])[-1]
+    assert refused["is_error"] is True
+    assert json.loads(refused["content"])["error"] == "unknown_id"
+    out_of_range = tool_results(fake.bodies[2])[-1]
+    assert out_of_range["is_error"] is True and "limit" in json.loads(out_of_range["content"])["message"]
+    stats = read.stats()
+    assert stats["errors"] == 2 and stats["tool_calls"] == 3
+
+
+def test_a_replay_from_cache_makes_no_model_call(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
+    top = hits(store, "travel booking")[0]
+    script = [anth.tool_reply("search", {"query": "travel booking"}), anth.tool_reply("read", {"id": top}),
+              anth.text_reply(f"ok [{top}]")]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        first = loop(store, cache_dir=tmp_path)
+        ids = first.retrieve(QUESTION, 5)
+    with AnthropicFake(script=[]) as empty:
+        anthropic_env(empty)
+        again = loop(store, cache_dir=tmp_path)
+        assert again.retrieve(QUESTION, 5) == ids == [top]
+        assert again.counting("surfaced").retrieve(QUESTION, 5) == first.counting("surfaced").retrieve(QUESTION, 5)
+        assert again.generate(QUESTION) == f"ok [{top}]"
+        assert empty.requests == []
+    assert again.stats() == first.stats()
+
+
+def test_the_cache_key_separates_strict_from_plain_runs(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
+    with AnthropicFake(script=[anth.text_reply("plain"), anth.text_reply("strict")]) as fake:
+        anthropic_env(fake)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "plain"
+        assert loop(store, cache_dir=tmp_path, mode="strict").generate(QUESTION) == "strict"
+        assert loop(store, cache_dir=tmp_path, mode="surfaced").generate(QUESTION) == "plain"
+        assert len(fake.requests) == 2
+
+
+def test_a_failed_run_raises_and_is_not_cached(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
+    with AnthropicFake(script=lambda request: anth.error_reply(500, "boom")) as failing:
+        anthropic_env(failing)
+        broken = loop(store, cache_dir=tmp_path)
+        with pytest.raises(PullRunFailed, match="HTTP 500"):
+            broken.retrieve(QUESTION, 5)
+        assert broken.stats()["failed"] == 1 and broken.stats()["queries"] == 0
+    with AnthropicFake(script=[anth.text_reply("second try")]) as working:
+        anthropic_env(working)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "second try"
+        assert len(working.requests) == 1
+
+
+def _reading_model(request: Request) -> dict[str, Any]:
+    """A scripted model that searches for the question, reads the top hit it was shown, then answers."""
+    messages = request.body["messages"]
+    question = messages[0]["content"][0]["text"]
+    results = [block for message in messages for block in message["content"] if block.get("type") == "tool_result"]
+    if not results:
+        return anth.tool_reply("search", {"query": question})
+    if len(results) == 1:
+        return anth.tool_reply("read", {"id": json.loads(results[0]["content"])["hits"][0]["id"]})
+    return anth.text_reply("done [" + json.loads(results[1]["content"])["id"] + "]")
+
+
+def test_concurrent_questions_each_use_their_own_store_connection(store: Path, anthropic_env: Any) -> None:
+    questions = ["travel booking", "error codes", "install", "data retention", "spec sheet", "troubleshooting",
+                 "changelog", "hotel rates"]
+    with AnthropicFake(script=_reading_model) as fake:
+        anthropic_env(fake)
+        read = loop(store, concurrency=4)
+        with ThreadPoolExecutor(max_workers=read.concurrency) as pool:  # as the runner does
+            results = list(pool.map(lambda q: read.retrieve(q, 5), questions))
+    assert results == [hits(store, q)[:1] for q in questions]
+    stats = read.stats()
+    assert stats["queries"] == len(questions) and stats["failed"] == 0
+    assert stats["errors"] == 0 and stats["tool_calls"] == 2 * len(questions)
+    assert len(fake.requests) == 3 * len(questions)
+
+
+def test_openai_loop_reads_in_order_and_marks_tool_errors(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = hits(store, "travel booking")
+    script = [
+        oai.tool_calls_reply(("search", {"query": "travel booking"})),
+        oai.tool_calls_reply(("read", {"id": found[2]}), ("read", {"id": "nope.md#0"})),
+        oai.tool_calls_reply(("read", {"id": found[0]})),
+        oai.text_reply(f"see [{found[2]}]"),
+    ]
+    with OpenAIFake(script=script) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", fake.api_key)
+        read = loop(store, "openai:gpt-fake")
+        assert read.retrieve(QUESTION, 5) == [found[2], found[0]]
+    tool_messages = [m for m in fake.bodies[2]["messages"] if m["role"] == "tool"]
+    assert tool_messages[-1]["content"].startswith("error: ") and "unknown_id" in tool_messages[-1]["content"]
+    assert fake.bodies[0]["messages"][0] == {"role": "system", "content": read.system}
+    assert read.stats()["errors"] == 1
+
+
+class ScriptedLlama:
+    """Stands in for ``llama_cpp.Llama``: replays JSON replies and keeps each turn's grammar."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        self.replies = replies
+        self.schemas: list[dict[str, Any]] = []
+
+    def create_chat_completion(self, **request: Any) -> dict[str, Any]:
+        self.schemas.append(request["response_format"]["schema"])
+        text = json.dumps(self.replies[len(self.schemas) - 1])
+        return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10}}
+
+
+def _options(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {option["properties"]["action"]["const"]: option for option in schema.get("oneOf", [schema])}
+
+
+def test_strict_grammar_for_a_local_model(store: Path) -> None:
+    from pushpull.models.local_provider import LocalProvider
+    from pushpull.models.metered import MeteredProvider
+
+    found = hits(store, "travel booking")
+    llm = ScriptedLlama([
+        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "read", "arguments": {"id": found[1]}},
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[1]]}},
+    ])
+    provider = MeteredProvider(LocalProvider(llm, name="scripted"), ledger=Ledger())
+    strict = ApiLoopRetriever(store, "local:scripted", mode="strict", provider=provider)
+    assert strict.retrieve(QUESTION, 5) == [found[1]]
+    assert strict.generate(QUESTION) == f"21 days. [{found[1]}]"
+    first, second, third = (_options(schema) for schema in llm.schemas)
+    assert set(first) == {"index", "search", "grep"}  # nothing to read yet, no answer before a read
+    assert "answer" not in second
+    assert second["read"]["properties"]["arguments"]["properties"]["id"] == {"enum": found}
+    assert third["answer"]["properties"]["answer"]["properties"]["cite"]["items"] == {"enum": [found[1]]}
+    assert strict.stats()["model"] == "local:scripted"

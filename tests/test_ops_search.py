@@ -1,0 +1,194 @@
+"""The search operation: passes, definitions, filters, snippets and hostile queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
+
+from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
+from contextpull.ingest import ingest
+from contextpull.ops import Ops
+from contextpull.ranking import RANK_CAP, definition_strength, passes
+from contextpull.snippets import MARK, make_snippet
+
+
+@pytest.fixture(scope="module")
+def ops(tmp_path_factory: pytest.TempPathFactory) -> Ops:
+    with Ops.open(small_store(tmp_path_factory.mktemp("search"))) as opened:
+        yield opened
+
+
+def ids(result) -> list[str]:
+    return [hit.id for hit in result.hits]
+
+
+def test_identifier_definition_ranks_above_usage(ops: Ops) -> None:
+    result = ops.search("APP_CACHE_DIR")
+    assert ids(result) == ["guides/install.md#1", "guides/usage.md#0"]
+    assert result.hits[0].heading_path == ("Installing", "Cache directory")
+    assert result.hits[0].kind == "prose"
+    assert result.hits[0].doc == "guides/install.md"
+
+
+def test_phrase_pass_comes_first_then_all_then_any(ops: Ops) -> None:
+    result = ops.search("travel portal")
+    matches = [hit.match for hit in result.hits]
+    assert matches[0] == "phrase"
+    assert matches == sorted(matches, key=["phrase", "all", "any"].index)
+    assert ids(result)[:2] == ["README.md#0", "policies/travel.md#0"]
+    assert len(ids(result)) == len(set(ids(result)))
+
+
+def test_scores_never_increase_down_the_list(ops: Ops) -> None:
+    for query in ("travel portal", "cache", "numbers part", "installer upgrade python"):
+        scores = [hit.score for hit in ops.search(query, limit=50).hits]
+        assert scores == sorted(scores, reverse=True), query
+
+
+def test_ties_break_by_path_then_numeric_ordinal(ops: Ops) -> None:
+    found = ids(ops.search("numbered", limit=50))
+    assert found == [f"policies/numbers.md#{n}" for n in range(1, 13)]
+
+
+def test_pointers_never_bodies_and_snippets_mark_terms(ops: Ops) -> None:
+    hit = ops.search("cache lives").hits[0]
+    data = hit.to_dict()
+    assert "text" not in data
+    assert f"{MARK}cache{MARK}" in data["snippet"] and f"{MARK}lives{MARK}" in data["snippet"]
+    assert not data["snippet"].startswith("#")  # the section's own heading is left out
+
+
+def test_snippet_width_is_a_parameter(ops: Ops) -> None:
+    heading_only = ops.search("cache", snippet=0).to_dict()["hits"]
+    assert heading_only and all("snippet" not in hit for hit in heading_only)
+    short = ops.search("portal", snippet=20).hits[0].snippet
+    assert short is not None and len(short.replace(MARK, "").strip("…")) <= 20
+    default = Ops(ops.store, snippet=0).search("cache").hits[0]
+    assert default.snippet is None
+
+
+def test_filter_globs_lists_and_folders(ops: Ops) -> None:
+    assert {h.doc for h in ops.search("cache", in_="guides/*").hits} == {"guides/install.md", "guides/usage.md"}
+    assert {h.doc for h in ops.search("cache", in_="guides").hits} == {"guides/install.md", "guides/usage.md"}
+    assert {h.doc for h in ops.search("travel", in_=["README.md", "policies/travel.md"]).hits} == {
+        "README.md",
+        "policies/travel.md",
+    }
+    assert {h.doc for h in ops.search("cache", in_="./guides/usage.md").hits} == {"guides/usage.md"}
+
+
+@pytest.mark.parametrize("bad", ["", "   ", [], ["ok", ""], "nothing/*", ["nothing.md"], 5, [3], {"a": 1}])
+def test_bad_filters_name_the_top_level_paths(ops: Ops, bad: object) -> None:
+    with pytest.raises(BadFilter) as caught:
+        ops.search("cache", in_=bad)  # type: ignore[arg-type]
+    assert "README.md, guides/, policies/" in caught.value.suggestion
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', '""', "*", "NEAR(", "NEAR(a b)", "AND", "a AND b OR", "-x", "^start", "col:value", "(", ")", "a*", '"open',
+     "heading:cache", "{heading}: cache", "x NOT y", "+", "'", "\\", "%", "_"],
+)
+def test_fts_syntax_never_raises_sqlite_errors(ops: Ops, query: str) -> None:
+    try:
+        result = ops.search(query)
+    except BadArgument as err:
+        assert "grep" in err.suggestion
+    else:
+        assert isinstance(result.hits, tuple)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "...", "!!! ?", "--", "#"])
+def test_empty_or_punctuation_only_query_is_refused(ops: Ops, query: str) -> None:
+    with pytest.raises(BadArgument) as caught:
+        ops.search(query)
+    assert "grep" in caught.value.suggestion or "non-empty" in caught.value.suggestion
+
+
+def test_no_hits_gives_empty_list_and_hint(ops: Ops) -> None:
+    result = ops.search("zebra quagga", in_="guides")
+    assert result.hits == ()
+    assert "grep" in result.hint and "filter" in result.hint and "fewer" in result.hint
+    assert result.to_dict() == {"query": "zebra quagga", "hits": [], "hint": result.hint}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"limit": 0}, OutOfRange),
+        ({"limit": 51}, OutOfRange),
+        ({"limit": True}, WrongType),
+        ({"limit": "5"}, WrongType),
+        ({"snippet": -1}, OutOfRange),
+        ({"snippet": 1001}, OutOfRange),
+        ({"query": "x" * 501}, OutOfRange),
+        ({"query": 7}, WrongType),
+        ({"query": "\ud800"}, BadArgument),
+    ],
+)
+def test_argument_bounds(ops: Ops, kwargs: dict, error: type) -> None:
+    args = {"query": "cache", **kwargs}
+    with pytest.raises(error):
+        ops.search(**args)
+
+
+def test_argument_bounds_accepted_at_the_edges(ops: Ops) -> None:
+    assert len(ops.search("numbered", limit=1).hits) == 1
+    assert len(ops.search("numbered", limit=50).hits) == 12
+    assert ops.search("cache", snippet=1000).hits
+    assert ops.search("c" * 500).hits == ()
+
+
+def test_same_call_twice_is_identical(ops: Ops) -> None:
+    assert ops.search("cache directory").to_dict() == ops.search("cache directory").to_dict()
+
+
+def test_definition_strength_counts_identifier_pieces() -> None:
+    assert definition_strength(["uv_cache_dir"], ("Caching", "Cache directory"), "Caching") == pytest.approx(1 / 3)
+    assert definition_strength(["uv_cache_dir"], ("Caching",), "Using uv in GitLab") == pytest.approx(1 / 6)
+    assert definition_strength(["cache"], ("Cache",), "") == 1.0
+    assert passes(["a"]) == [("all", '"a"')]
+    assert [name for name, _ in passes(["a", 'b"'])] == ["phrase", "all", "any"]
+
+
+def test_make_snippet_cuts_at_words_and_marks_whole_tokens() -> None:
+    text = "alpha " * 40 + "the UV_CACHE_DIR variable " + "omega " * 40
+    snippet = make_snippet(text, ["cache"], 60)
+    assert f"{MARK}UV_CACHE_DIR{MARK}" in snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert all(word in {"alpha", "omega", "the", "variable", f"{MARK}UV_CACHE_DIR{MARK}"} for word in snippet.strip("…").split())
+    assert make_snippet("# Title\n\nbody text here", ["title"], 50) == "body text here"
+
+
+UV_DOCS = SHARED_CORPORA / "uv-docs"
+
+
+@pytest.mark.skipif(not UV_DOCS.is_dir(), reason="shared uv-docs corpus not present")
+def test_uv_cache_dir_finds_the_cache_directory_section_first(tmp_path: Path) -> None:
+    store = tmp_path / "uv.sqlite"
+    ingest(UV_DOCS, store)
+    with Ops.open(store) as ops:
+        first = ops.search("UV_CACHE_DIR").hits[0]
+    assert first.doc == "docs/concepts/cache.md"
+    assert first.heading_path[-1] == "Cache directory"
+
+
+def test_very_common_words_are_ranked_over_a_bounded_pool(tmp_path: Path) -> None:
+    per_doc = 20
+    docs = {
+        f"d{n:03}.md": f"# Doc {n}\n\n" + "".join(f"## Part {p}\n\nplain widgets text {p}\n\n" for p in range(per_doc))
+        for n in range(RANK_CAP // per_doc + 10)
+    }
+    docs["zz/definition.md"] = "# Parts\n\n## Widgets\n\nwhat widgets are.\n"
+    docs["zz/rare.md"] = "# Animals\n\nA quokka lives here.\n"
+    store = tmp_path / "common.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", docs), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        common = ops.search("widgets")
+        assert common.hits[0].id == "zz/definition.md#1"
+        assert common.hint and "distinctive" in common.hint
+        mixed = ops.search("widgets quokka", limit=5)
+        assert "zz/rare.md#0" in ids(mixed)
+        assert ops.search("quokka").hint is None

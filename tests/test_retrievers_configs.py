@@ -1,0 +1,78 @@
+"""build_push_configs: row names and order, selection, and rows that skip instead of failing."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from pushpull.chunks import Chunk
+from pushpull.errors import UsageError
+from pushpull.retrievers import PushConfig, build_push_configs
+
+CHUNKS = [
+    Chunk("install#1", "Install uv with the standalone installer or pip install uv.", "install.md"),
+    Chunk("cache#1", "Run uv cache clean to delete the cache, or pass --no-cache.", "cache.md"),
+    Chunk("python#1", "uv python install 3.12 downloads a managed interpreter.", "python.md"),
+]
+
+
+def test_default_rows_in_report_order(tmp_path: Path) -> None:
+    configs = build_push_configs(CHUNKS, cache_dir=tmp_path)
+    assert [c.name for c in configs] == [
+        "bm25",
+        "dense (minilm)",
+        "hybrid rrf (bm25+dense)",
+        "hybrid rrf + rerank (none)",
+    ]
+    ready = {c.name: c.retriever for c in configs if c.retriever is not None}
+    assert len(ready) == 3 and configs[3].retriever is None and configs[3].skip_reason
+    for name, retriever in ready.items():
+        assert retriever.name == name
+        assert retriever.retrieve("--no-cache", 1) == ["cache#1"]
+
+
+def test_rows_can_be_chosen_by_key_or_name(tmp_path: Path) -> None:
+    configs = build_push_configs(CHUNKS, cache_dir=tmp_path, which=["hybrid rrf (bm25+dense)", "bm25"])
+    assert [c.name for c in configs] == ["bm25", "hybrid rrf (bm25+dense)"]
+    assert build_push_configs(CHUNKS, cache_dir=tmp_path, which=["dense"])[0].name == "dense (minilm)"
+
+
+def test_unknown_row_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown push config 'splade'"):
+        build_push_configs(CHUNKS, cache_dir=None, which=["splade"])
+
+
+class Unauthorised(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802
+        raw = b'{"error": {"message": "invalid api key", "type": "invalid_request_error"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def refusing_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Unauthorised)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+    yield
+    server.shutdown()
+    server.server_close()
+
+
+def test_unusable_embedder_skips_dense_rows_but_keeps_bm25(refusing_endpoint: None) -> None:
+    configs = build_push_configs(CHUNKS, cache_dir=None, embedder="openai:some-model")
+    by_name = {c.name: c for c in configs}
+    assert by_name["bm25"].retriever is not None
+    for name in ("dense (openai:some-model)", "hybrid rrf (bm25+dense)"):
+        assert by_name[name] == PushConfig(name, None, by_name[name].skip_reason)
+        assert "invalid api key" in (by_name[name].skip_reason or "")

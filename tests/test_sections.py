@@ -1,0 +1,168 @@
+"""Sectioning: heading paths, splitting, table headers, merges, kinds, summaries, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextpull.sections import format_for, parse_document
+from contextpull.settings import SectionSettings
+
+LOOSE = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
+
+
+def parse(text: str, settings: SectionSettings = LOOSE, path: str = "guide/install.md", fmt: str = "markdown"):
+    doc = parse_document(path, text, settings, format=fmt)  # type: ignore[arg-type]
+    assert "".join(s.text for s in doc.sections) == text
+    assert [s.ordinal for s in doc.sections] == list(range(len(doc.sections)))
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("a/b.md", "markdown"), ("X.MDX", "markdown"), ("c.markdown", "markdown"), ("n.txt", "text"),
+     ("n.text", "text"), ("x.rst", None), ("Makefile", None)],
+)
+def test_format_for(path: str, expected: str | None) -> None:
+    assert format_for(path) == expected
+
+
+def test_heading_paths_and_depth() -> None:
+    text = "Intro.\n\n# Guide\n\n## Install\n\n### Windows `x`\n\n#### Deep\n\nbody\n\n## Use {#use}\n\nx\n"
+    doc = parse(text)
+    assert [s.heading_path for s in doc.sections] == [
+        (), ("Guide",), ("Guide", "Install"), ("Guide", "Install", "Windows x"), ("Guide", "Use"),
+    ]
+    assert "#### Deep" in doc.sections[3].text
+    assert doc.title == "Guide"
+
+
+def test_front_matter_title_roots_paths_when_no_h1() -> None:
+    doc = parse("---\ntitle: Setup\n---\n\nLead sentence here. More.\n\n## Install\n\nx\n")
+    assert doc.title == "Setup"
+    assert [s.heading_path for s in doc.sections] == [("Setup",), ("Setup", "Install")]
+    assert doc.summary == "Setup: Lead sentence here."
+
+
+def test_title_falls_back_to_first_heading_then_file_name() -> None:
+    assert parse("## Second level\n\nx\n").title == "Second level"
+    assert parse("no headings\n", path="docs/getting-started.md").title == "Getting started"
+    assert parse("", path="docs/cli_ref/index.md").title == "Cli ref"
+
+
+def test_headings_in_code_and_containers_do_not_start_sections() -> None:
+    text = '# A\n\n```md\n# not\n```\n\n!!! note\n    # not either\n\n=== "Tab"\n\n    ## nor\n\n# B\n'
+    assert [s.heading_path for s in parse(text).sections] == [("A",), ("B",)]
+
+
+def test_long_section_splits_at_blocks_then_sentences_then_words_then_hard() -> None:
+    settings = SectionSettings(max_chars=200, min_chars=0)
+    paragraphs = "\n\n".join(f"Paragraph {n} " + "word " * 20 for n in range(6))
+    doc = parse(f"# T\n\n{paragraphs}\n", settings)
+    assert all(len(s.text) <= 200 for s in doc.sections)
+    assert all(s.text.startswith(("# T", "Paragraph")) for s in doc.sections)
+    sentences = " ".join(f"Sentence {n} has some words." for n in range(30))
+    doc = parse(sentences, settings)
+    assert all(len(s.text) <= 200 and s.text.rstrip().endswith(".") for s in doc.sections)
+    giant = "x" * 50_000
+    doc = parse(giant, settings)
+    assert len(doc.sections) == 250 and {len(s.text) for s in doc.sections} == {200}
+
+
+def test_fenced_code_is_never_split() -> None:
+    settings = SectionSettings(max_chars=200, min_chars=0)
+    fence = "```python\n" + "print('hello world')\n" * 40 + "```\n"
+    doc = parse(f"# T\n\nBefore.\n\n{fence}\nAfter.\n", settings)
+    holder = [s for s in doc.sections if "```python" in s.text]
+    assert len(holder) == 1 and fence in holder[0].text and holder[0].kind == "code"
+
+
+def test_fence_nested_in_a_tab_is_never_split() -> None:
+    settings = SectionSettings(max_chars=200, min_chars=0)
+    body = "\n".join("    line number %d of the example" % n for n in range(20))
+    text = '=== "uv"\n\n    Intro paragraph.\n\n    ```console\n' + body + "\n    ```\n\n    After text.\n"
+    doc = parse(text, settings)
+    fence_start = text.index("    ```console")
+    fence_end = text.index("    ```\n", fence_start + 5) + 8
+    assert not any(fence_start < s.start < fence_end for s in doc.sections)
+
+
+def test_table_split_between_rows_carries_header() -> None:
+    settings = SectionSettings(max_chars=200, min_chars=0)
+    header = "| Name | Value |\n|------|-------|\n"
+    rows = "".join(f"| row{n} | value number {n} |\n" for n in range(30))
+    doc = parse(f"# T\n\nSome intro.\n\n{header}{rows}", settings)
+    parts = [s for s in doc.sections if s.table_header]
+    assert parts and all(s.table_header == header for s in parts)
+    assert all(s.text.startswith("| row") for s in parts)
+    holder = doc.sections[parts[0].header_ordinal]
+    assert holder.text.startswith(header) and holder.ordinal == 1  # an oversize block starts a new part
+    assert all(s.header_ordinal == 1 and s.kind == "table" for s in parts)
+
+
+def test_table_edge_cases() -> None:
+    parse("| a | b |\n|---|---|\n")  # no body rows
+    doc = parse("Text.\n\n| a | b |\n|---|---|\n| 1 | 2 |")  # at end of file, no newline
+    assert doc.sections[0].kind == "mixed"
+
+
+def test_empty_heading_merges_forward_and_keeps_its_own_path() -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=50)
+    text = "# Guide\n\n## Install\n\n### Windows\n\n" + "Use the installer. " * 10 + "\n\n## Next\n\n" + "x " * 40
+    doc = parse(text, settings)
+    assert [s.heading_path for s in doc.sections] == [("Guide",), ("Guide", "Next")]
+    assert doc.sections[0].text.startswith("# Guide\n\n## Install\n\n### Windows")
+
+
+def test_tiny_tail_merges_backward_into_its_sibling() -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=50)
+    text = "# A\n\n" + "Long text here. " * 10 + "\n\n# B\n\nshort\n"
+    doc = parse(text, settings)
+    assert [s.heading_path for s in doc.sections] == [("A",)]
+
+
+def test_preamble_merges_forward_and_takes_the_heading() -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=50)
+    doc = parse("Hi.\n\n# Guide\n\n" + "Body text. " * 10, settings)
+    assert [s.heading_path for s in doc.sections] == [("Guide",)]
+
+
+def test_kinds() -> None:
+    doc = parse("# P\n\nJust prose here.\n\n# C\n\n```\n" + "code line\n" * 20 + "```\n\n# M\n\nSome prose words.\n\n```\ncode here\n```\n")
+    assert [s.kind for s in doc.sections] == ["prose", "code", "mixed"]
+
+
+def test_summary_strips_markup_and_caps() -> None:
+    doc = parse("# Tool\n\nUse **`uv run`** to [run](x.md) things. Then more.\n")
+    assert doc.summary == "Tool: Use uv run to run things."
+    long = parse("# T\n\n" + "word " * 100 + "\n")
+    assert len(long.summary) <= 200 and long.summary.endswith("…")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n\n\t\n", "x" * 50_000, "# A\n\n```py\nunclosed\n# B\n", "####### x\n", "---\ntitle: Only\n---\n",
+     "# A\n## B\n### C\n", "Ünïcödé 漢字 😀\n\n# Ü\n", "\n\n# A", "---\n: bad: [\n---\n"],
+)
+def test_bad_input_does_not_crash(text: str) -> None:
+    doc = parse(text, SectionSettings(max_chars=300, min_chars=50))
+    assert doc.title
+    if not text:
+        assert doc.sections == ()
+
+
+def test_unclosed_fence_runs_to_end() -> None:
+    doc = parse("# A\n\n```py\nunclosed\n# B\n")
+    assert [s.heading_path for s in doc.sections] == [("A",)]
+
+
+def test_plain_text_headings() -> None:
+    text = (
+        "INTRODUCTION\n\nThis explains things. More text.\n\n1.2 Scope\n\nScope text.\n\n"
+        "Setup Guide\n===========\nFirst body line.\n\nInstalling The Tool\n\nnot a heading because lowercase words follow.\n"
+    )
+    doc = parse(text, path="notes.txt", fmt="text")
+    assert [s.heading_path for s in doc.sections] == [
+        ("INTRODUCTION",), ("INTRODUCTION", "1.2 Scope"), ("Setup Guide",), ("Setup Guide", "Installing The Tool"),
+    ]
+    assert doc.summary == "INTRODUCTION: This explains things."
+    assert doc.format == "text"
