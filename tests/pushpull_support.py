@@ -42,32 +42,38 @@ def chunk_file(folder: Path) -> Path:
     return path
 
 
+#: identifiers the scripted model never quotes (template fallback) or quotes only when told twice (retry)
+NEVER_QUOTED = "TX-4420"
+QUOTED_ON_RETRY = "TX-4419"
+
+
+def _phrasing_reply(system: str, prompt: str) -> dict[str, Any]:
+    """What a diligent (and, for two identifiers, a careless) model writes for the eval-set builder."""
+    if "two documents" in system:
+        return {"q": "How did the hotel limit change between the 2024 and 2025 travel policies?", "a": "150 to 180"}
+    ident = re.match(r"Identifier: (.+)", prompt)
+    if ident:
+        name = ident.group(1)
+        quoted = name != NEVER_QUOTED and (name != QUOTED_ON_RETRY or "character for character" in prompt)
+        return {"q": f"What does {name} control?" if quoted else "What does that error code mean?", "a": "as the passage says"}
+    heading = re.search(r"^# (.+)$", prompt, re.M)
+    topic = heading.group(1) if heading else "the product"
+    return {"q": f"How does {topic} work for a new customer?", "a": "as described"}
+
+
 def _passage_reply(body: dict[str, Any]) -> dict[str, Any]:
-    """What a diligent model would write for one passage or a pair, as the forced JSON tool call."""
+    """The scripted reply to one request, as the forced JSON tool call."""
     prompt = body["messages"][-1]["content"]
     prompt = prompt if isinstance(prompt, str) else prompt[0]["text"]
     system = body.get("system", "")
     system = system if isinstance(system, str) else " ".join(block["text"] for block in system)
-    if "two passages" in system:
-        return tool_reply(JSON_TOOL, {"usable": True, "q": "How did the hotel limit change between the 2024 and 2025 travel policies?", "a": "150 to 180"})
     if "grade answers" in system:
         return tool_reply(JSON_TOOL, {"verdict": "Tokyo" in prompt, "reason": "scripted"})
-    ident = re.search(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b", prompt)
-    heading = re.search(r"^# (.+)$", prompt, re.M)
-    topic = heading.group(1) if heading else "the product"
-    reply = {
-        "usable": True,
-        "conceptual_q": f"How does {topic} work for a new customer?",
-        "conceptual_a": "as described",
-        "exact_q": f"What does {ident.group()} control?" if ident else "",
-        "exact_a": "the retry budget" if ident else "",
-        "identifier": ident.group() if ident else "",
-    }
-    return tool_reply(JSON_TOOL, reply)
+    return tool_reply(JSON_TOOL, _phrasing_reply(system, prompt))
 
 
 def scripted_model(request: Request) -> dict[str, Any]:
     return _passage_reply(request.body)
 
 
-__all__ = ["AnthropicFake", "CHUNKS", "chunk_file", "scripted_model"]
+__all__ = ["AnthropicFake", "CHUNKS", "NEVER_QUOTED", "QUOTED_ON_RETRY", "chunk_file", "scripted_model"]

@@ -62,7 +62,7 @@ def test_ids_read_in_order_and_surfaced_after_them(store: Path, anthropic_env: A
         anth.tool_reply("search", {"query": "travel booking"}),
         anth.tool_reply("read", {"id": first}),
         anth.tool_reply("read", {"id": second}),
-        anth.tool_reply("read", {"id": first}),
+        anth.tool_reply("read", {"id": first, "context": 0}),  # the same id again, not an exact repeat
         anth.text_reply(f"21 days [{first}]", tokens_in=40, tokens_out=9),
     ]
     with AnthropicFake(script=script) as fake:
@@ -298,3 +298,17 @@ def test_strict_grammar_for_a_local_model(store: Path) -> None:
     assert second["read"]["properties"]["arguments"]["properties"]["id"] == {"enum": found}
     assert third["answer"]["properties"]["answer"]["properties"]["cite"]["items"] == {"enum": [found[1]]}
     assert strict.stats()["model"] == "local:scripted"
+
+
+def test_an_exact_repeat_of_a_call_is_refused_as_a_tool_error(store: Path, anthropic_env: Any) -> None:
+    """Small models loop on one call; a repeat gets an error saying so instead of the same result again."""
+    same = {"query": "travel booking"}
+    script = [anth.tool_reply("search", same), anth.tool_reply("search", same), anth.text_reply("done")]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        adapter = loop(store, mode="surfaced")
+        adapter.retrieve(QUESTION, 5)
+        first, repeat = tool_results(fake.bodies[-1])
+    assert first.get("is_error") is not True and "hits" in first["content"]
+    assert repeat["is_error"] is True and "already made this exact call" in repeat["content"]
+    assert adapter.stats()["tool_calls"] == 2

@@ -19,7 +19,10 @@ from pull_support import CORPUS, store  # noqa: F401 (store is a fixture)
 from contextpull.eval.bench import BenchOptions, run_bench
 from contextpull.eval.pull_rows import BASELINE_ROW, ReadTopHits, leakage_lines, pull_rows, snippet_leakage
 from contextpull.ops import Ops
+from pushpull.metrics import summarize
 from pushpull.models import Ledger, RetryPolicy, get_provider
+from pushpull.questions import Question
+from pushpull.runner import run_row
 
 SPEC = "anthropic:claude-fake"
 READ, SURFACED, STRICT = (f"pull, {what} ({SPEC})" for what in ("ids read", "ids surfaced", "strict reads"))
@@ -86,14 +89,17 @@ def test_the_baseline_reads_the_top_search_hits(store: Path) -> None:
 
 
 def test_faithfulness_is_judged_against_reads_then_against_snippets(store: Path, fake: AnthropicFake) -> None:
-    rows = pull_rows(SPEC, store, judge=get_provider(SPEC, ledger=Ledger(), retry=RetryPolicy(attempts=1)))
-    read = rows.rows[0].adapter
-    read.retrieve("travel booking", 5)
-    read.retrieve("error codes (snippets only)", 5)
-    stats = read.stats()
-    assert stats["judged"] == 2
-    assert stats["faithful_to_reads"] == 0.5  # the snippets-only answer had no section read
-    assert stats["faithful_to_shown"] == 1.0  # but it is supported by the snippets it was shown
+    """The harness judges a pull row from the adapter's evidence: reads, else the snippets shown."""
+    read_row = pull_rows(SPEC, store).rows[0]
+    judge = get_provider(SPEC, ledger=Ledger(), retry=RetryPolicy(attempts=1))
+    questions = [
+        Question(id="q1", q="travel booking", shape="conceptual", gold_chunk_ids=["x#0"], answer="an answer"),
+        Question(id="q2", q="error codes (snippets only)", shape="conceptual", gold_chunk_ids=["x#0"], answer="an answer"),
+    ]
+    summary = summarize(run_row(read_row, questions, 5, judge=judge).results, 5)
+    assert summary.n_judged == 2 and summary.unread_answers == 1
+    assert summary.faithfulness == 0.5  # the snippets-only answer had no section read
+    assert summary.faithfulness_to_shown == 1.0  # but it is supported by the snippets it was shown
 
 
 def test_the_bench_runs_the_pull_rows_and_reports_snippet_leakage(

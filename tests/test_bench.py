@@ -89,3 +89,13 @@ def test_bench_errors_are_one_line(tmp_path: Path, corpus: Path) -> None:
     assert missing.returncode == 1 and "Traceback" not in missing.stderr and missing.stderr.startswith("contextpull: error:")
     bad_shape = bench(corpus, "--shapes", "tabel")
     assert bad_shape.returncode == 2 and "unknown shape" in bad_shape.stderr
+
+
+def test_a_judge_that_cannot_run_is_refused_before_any_work(corpus: Path) -> None:
+    env_free = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-m", "contextpull", "bench", str(corpus), "--push", "bm25", "--judge", "anthropic:claude-x"],
+        capture_output=True, text=True, timeout=300, env=env_free,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "anthropic:claude-x" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr

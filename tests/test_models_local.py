@@ -14,6 +14,7 @@ import pytest
 
 from pushpull.models import Ledger, Message, MeteredProvider, ModelError, NoModelConfigured, ToolCall, get_provider, local_model
 from pushpull.models.cache import CompletionCache
+from pushpull.models.local_provider import action_schema, tool_instructions
 from pushpull.models.local_provider import LocalProvider, turn_schema
 
 SEARCH = {
@@ -202,3 +203,21 @@ def test_assembly_that_fails_verification_leaves_nothing(tmp_path: Path, wrong: 
     with pytest.raises(ModelError, match=wrong if wrong == "sha256" else "bytes"):
         local_model.assemble(files, target, expected_bytes=size, expected_sha256=digest)
     assert not target.exists() and not list(target.parent.iterdir())
+
+
+def test_the_grammar_offers_only_required_arguments() -> None:
+    """Optional arguments are left to their defaults: a small model fills them badly under a grammar."""
+    tool = {
+        "name": "search",
+        "description": "find sections",
+        "input_schema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "minLength": 1}, "in": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    }
+    arguments = action_schema(tool)["properties"]["arguments"]
+    assert arguments["properties"] == {"query": {"type": "string", "minLength": 1}}
+    assert arguments["required"] == ["query"] and arguments["additionalProperties"] is False
+    assert '"in"' not in tool_instructions([tool]) and '"query"' in tool_instructions([tool])

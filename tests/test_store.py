@@ -9,6 +9,7 @@ from contextpull.errors import FormatVersionError, NotAStore, StoreLocked, Store
 from contextpull.ingest import ingest
 from contextpull.records import ParsedDocument, Section
 from contextpull.store import Store
+from contextpull.store.queries import trigram_match
 from contextpull.store.schema import FORMAT_VERSION, MIGRATIONS
 from contextpull.store.writer import StoreWriter
 
@@ -166,8 +167,8 @@ def test_fts_entries_follow_replacements(store_path):
         ids = dict(conn.execute("SELECT sid, id FROM sections WHERE path = 'a.md'"))
         assert fts_rowids(conn, "sections_fts", '"quokka.config"') == [ids["a.md#1"]]
         assert fts_rowids(conn, "sections_fts", "heading:zebra") == sorted(ids.values())
-        assert fts_rowids(conn, "sections_tri", '"okka.con"') == [ids["a.md#1"]]
-        assert fts_rowids(conn, "sections_tri", '"alpha doc"') == []
+        assert fts_rowids(conn, "sections_tri", trigram_match("okka.con")) == [ids["a.md#1"]]
+        assert fts_rowids(conn, "sections_tri", trigram_match("alpha doc")) == []
         # Deleted rows really left both contentless indexes.
         sections = conn.execute("SELECT count(*) FROM sections").fetchone()[0]
         for table in ("sections_fts", "sections_tri"):
@@ -181,3 +182,19 @@ def test_changed_notices_a_replaced_file(store_path, make_corpus, tmp_path):
         other.replace(store_path)
         assert reader.changed()
         assert not reader.changed()
+
+
+def test_trigram_match_is_the_and_of_distinct_quoted_trigrams():
+    assert trigram_match("abc") == '"abc"'
+    assert trigram_match("abab") == '"aba" AND "bab"'
+    assert trigram_match('a"bc') == '"a""b" AND """bc"'
+
+
+def test_trigram_index_has_no_positions(store_path):
+    # detail=none keeps the index small; phrase queries are refused, which is
+    # why grep asks for the AND of trigrams (trigram_match).
+    with Store.open(store_path) as store:
+        with pytest.raises(sqlite3.OperationalError):
+            store.conn.execute(
+                "SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)
+            ).fetchall()

@@ -24,11 +24,16 @@ lines and HTML comment front matter are ordinary blocks.
 from __future__ import annotations
 
 import datetime
+import importlib
 import re
 from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import mdTrim
+from markdown_it.rules_core.normalize import normalize as stock_normalize
+from markdown_it.rules_core.state_core import StateCore
+from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -46,6 +51,11 @@ _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _MDX_STATEMENT = re.compile(r"(?:import|export)\s")
 _SIMPLE_TYPES = (str, int, float, bool, type(None))
 
+#: the module, not the function of the same name its package exports
+gfm_table = importlib.import_module("markdown_it.rules_block.table")
+#: markdown-it's cap on cells a table may fill in for short rows (absent before 4.0)
+_MAX_FILLED_CELLS = getattr(gfm_table, "MAX_AUTOCOMPLETED_CELLS", float("inf"))
+
 _GROUP_KIND = {
     "heading_open": "heading",
     "paragraph_open": "paragraph",
@@ -58,6 +68,65 @@ _GROUP_KIND = {
     "html_block": "html",
     "front_matter": "front_matter",
 }
+
+
+def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's GFM table rule, emitting only ``table_open``/``table_close``.
+
+    Sectioning needs a table's line range, never its cells; the stock rule
+    pushes some ten tokens per row and was a third of all parsing time. The
+    header is validated by the stock rule itself; the body loop below ends
+    exactly where the stock one does (same terminators, same cell count for
+    the cap), so the ``map`` is identical (tests/test_markdown_tables.py).
+    """
+    if not gfm_table.table(state, start_line, end_line, True):
+        return False
+    if silent:
+        return True
+    column_count = _cell_count(mdTrim(gfm_table.getLine(state, start_line)))
+    old_parent, state.parentType = state.parentType, "table"
+    terminators = state.md.block.ruler.getRules("blockquote")
+    opening = state.push("table_open", "table", 1)
+    filled = 0
+    line = start_line + 2
+    while line < end_line and state.sCount[line] >= state.blkIndent:
+        if any(rule(state, line, end_line, True) for rule in terminators):
+            break
+        text = mdTrim(gfm_table.getLine(state, line))
+        if not text or state.is_code_block(line):
+            break
+        filled += column_count - _cell_count(text)
+        if filled > _MAX_FILLED_CELLS:
+            break
+        line += 1
+    opening.map = [start_line, line]
+    state.push("table_close", "table", -1)
+    state.parentType = old_parent
+    state.line = line
+    return True
+
+
+def _cell_count(row: str) -> int:
+    """Cells in a trimmed table row, as markdown-it counts them (``\\|`` is no divider)."""
+    dividers = row.count("|") - row.count("\\|")
+    leading = row.startswith("|")
+    trailing = row.endswith("|") and not row.endswith("\\|")
+    return dividers + 1 - leading - trailing
+
+
+def _normalize(state: StateCore) -> None:
+    """markdown-it's ``normalize`` rule, skipped when it would change nothing.
+
+    It rewrites line ends and NUL characters with two regex passes over the
+    whole document; decoded text rarely has either, and the passes cost more
+    than a tenth of parsing.
+    """
+    if "\r" in state.src or "\0" in state.src:
+        stock_normalize(state)
+
+
+_MD.block.ruler.at("table", _table_extent, {"alt": ["paragraph", "reference"]})
+_MD.core.ruler.at("normalize", _normalize)
 
 
 def outline(text: str) -> Outline:

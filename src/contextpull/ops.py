@@ -45,7 +45,7 @@ from .results import (
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 from .store import queries
 from .store.connection import Store
-from .terms import fts_quote, query_terms
+from .terms import query_terms
 
 #: inclusive bounds of every numeric argument, shared with the tool schemas
 SEARCH_LIMIT = (1, 50)
@@ -202,8 +202,7 @@ class Ops:
         conn = self.store.conn
         with queries.snapshot(conn):
             doc_ids = self._documents(in_)
-            prefilter = fts_quote(compiled.prefilter) if compiled.prefilter else None
-            with closing(queries.grep_candidates(conn, prefilter, doc_ids)) as rows:
+            with closing(queries.grep_candidates(conn, compiled.prefilter, doc_ids)) as rows:
                 outcome = scan(rows, compiled, limit)
         matches = tuple(
             GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit))

@@ -13,8 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def _location(sid: str, doc: str, heading_path: tuple[str, ...]) -> dict[str, Any]:
+    return {"id": sid, "doc": doc, "heading_path": list(heading_path)}
+
+
 def _pointer(sid: str, doc: str, heading_path: tuple[str, ...], kind: str) -> dict[str, Any]:
-    return {"id": sid, "doc": doc, "heading_path": list(heading_path), "kind": kind}
+    return {**_location(sid, doc, heading_path), "kind": kind}
 
 
 @dataclass(frozen=True)
@@ -147,13 +151,7 @@ class GrepMatch:
     line: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "doc": self.doc,
-            "heading_path": list(self.heading_path),
-            "line_number": self.line_number,
-            "line": self.line,
-        }
+        return {**_location(self.id, self.doc, self.heading_path), "line_number": self.line_number, "line": self.line}
 
 
 @dataclass(frozen=True)

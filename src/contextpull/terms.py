@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_.'"
 
@@ -39,10 +40,16 @@ def is_compound(term: str) -> bool:
 
 def index_terms(text: str) -> list[str]:
     """Every term a piece of stored text is findable by, in text order."""
-    out: list[str] = []
-    for token in _TOKEN.findall(text):
-        out.extend(_token_terms(token))
-    return out
+    return list(chain.from_iterable(map(_chunk_terms, text.split())))
+
+
+@lru_cache(maxsize=1 << 17)
+def _chunk_terms(chunk: str) -> tuple[str, ...]:
+    # Cached per whitespace-free chunk: prose repeats its chunks far more than
+    # the regex costs. Tokens never contain whitespace, and whitespace passes
+    # the token's look-behind just as the start of a chunk does, so analysing
+    # chunk by chunk gives exactly the terms of the whole text.
+    return tuple(term for token in _TOKEN.findall(chunk) for term in _token_terms(token))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -58,7 +65,7 @@ def _token_terms(raw: str) -> tuple[str, ...]:
 
 def index_text(text: str) -> str:
     """The analysed form stored in the FTS5 index for ``text``."""
-    return " ".join(index_terms(text))
+    return " ".join(chain.from_iterable(map(_chunk_terms, text.split())))
 
 
 def token_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -69,8 +69,8 @@ _PATH_FILTER: Schema = {
             "maxItems": FILTER_PATTERNS,
         },
     ],
-    "description": "Only documents matching this path glob or folder (or any of a list), "
-    "e.g. 'policies/*', 'guides', 'faq.md'.",
+    "description": "Optional. Only documents whose path matches this glob, folder or file "
+    "(or any of a list), taken from the index; omit it to cover the whole corpus.",
 }
 
 TOOLS: list[Schema] = [

@@ -79,6 +79,7 @@ def _render_evalset(evalset: EvalSet) -> str:
     counts = ", ".join(f"{s} {c}" for s, c in evalset.counts.items()) or "no questions"
     state = "reused cached" if evalset.cached else "built"
     lines = [f"{state} eval set: {len(evalset.questions)} questions ({counts})", f"file: {evalset.path or '(not cached)'}"]
+    lines += evalset.template_lines()
     lines += [f"skipped shape {shape}: {why}" for shape, why in evalset.skipped.items()]
     return "\n".join(lines)
 

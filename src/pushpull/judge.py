@@ -1,7 +1,8 @@
 """LLM judges for answers: faithfulness to the retrieved passages and correctness.
 
 Only adapters with ``generate`` produce answers; the judge sees the question,
-the passages the adapter retrieved and its answer, and returns one boolean.
+the passages the answer may rest on (the chunks retrieved, or what an adapter's
+``evidence`` says it read) and the answer, and returns one boolean.
 Calls go through the model layer (cached, counted in the spend line). A judge
 failure raises ``ModelError``; the runner records that answer as unjudged,
 never as faithful.
@@ -39,7 +40,14 @@ def _verdict(provider: Any, system: str, prompt: str) -> bool:
 
 def judge_faithfulness(provider: Any, question: str, passages: Sequence[tuple[str, str]], answer: str) -> bool:
     """True when every claim in ``answer`` is supported by ``passages`` (``(id, text)`` pairs)."""
-    context = "\n\n".join(f"[{cid}]\n{text}" for cid, text in passages) or "(no passages)"
+    return judge_faithfulness_to_texts(provider, question, [f"[{cid}]\n{text}" for cid, text in passages], answer)
+
+
+def judge_faithfulness_to_texts(provider: Any, question: str, texts: Sequence[str], answer: str) -> bool:
+    """True when every claim in ``answer`` is supported by ``texts``: passages the caller has
+    already labelled (an adapter's ``evidence``). With no texts the judge sees "(no passages)",
+    so only an answer that declines to answer can pass."""
+    context = "\n\n".join(texts) or "(no passages)"
     return _verdict(provider, FAITHFULNESS_SYSTEM, f"Question: {question}\n\nPassages:\n{context}\n\nAnswer:\n{answer}")
 
 

@@ -62,6 +62,10 @@ class QuestionResult:
     answer: str | None = None
     faithful: bool | None = None
     correct: bool | None = None
+    #: faithful to the sections read, or, when none was read, to the snippets shown (``evidence`` adapters only)
+    faithful_to_shown: bool | None = None
+    #: how many sections the adapter read for its answer (``evidence`` adapters only)
+    sections_read: int | None = None
 
     def recall(self, k: int) -> float:
         return recall_at_k(self.gold, self.retrieved, k)
@@ -83,6 +87,9 @@ class Summary:
     faithfulness: float | None = None
     n_judged: int = 0
     correctness: float | None = None
+    faithfulness_to_shown: float | None = None
+    #: judged answers given without reading any section (their ``faithful`` is against no passages)
+    unread_answers: int = 0
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -94,6 +101,7 @@ def summarize(results: Sequence[QuestionResult], k: int) -> Summary:
     hits = [r for r in results if r.hit(k)]
     faith = [r.faithful for r in results if r.faithful is not None]
     correct = [r.correct for r in results if r.correct is not None]
+    to_shown = [r.faithful_to_shown for r in results if r.faithful_to_shown is not None]
     return Summary(
         n=len(results),
         recall=_mean([r.recall(k) for r in results]),
@@ -106,6 +114,8 @@ def summarize(results: Sequence[QuestionResult], k: int) -> Summary:
         faithfulness=_mean([float(f) for f in faith]) if faith else None,
         n_judged=len(faith),
         correctness=_mean([float(c) for c in correct]) if correct else None,
+        faithfulness_to_shown=_mean([float(f) for f in to_shown]) if to_shown else None,
+        unread_answers=sum(r.sections_read == 0 and r.faithful is not None for r in results),
     )
 
 

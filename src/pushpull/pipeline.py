@@ -1,25 +1,22 @@
 """The steps a scoring command strings together, shared by ``pushpull run`` and ``contextpull bench``.
 
 Open the model (or record why there is none), build or reuse the eval set,
-turn push configs into rows, run them under progress bars on stderr, write the
+turn push configs into rows, run them under progress on stderr, write the
 output folder. Each step is one function so a command composes only what it
 needs and both commands produce the same table and files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from .chunks import Chunk
 from .evalset import EvalSet, build_or_load
 from .models.base import ModelError, NoModelConfigured
+from .progress import progress_bars
 from .report import write_outputs
 from .runner import RunResult, RunRow, run
 
@@ -34,15 +31,6 @@ class Rows:
     def extend(self, other: Rows) -> None:
         self.rows.extend(other.rows)
         self.skipped.update(other.skipped)
-
-
-@contextmanager
-def progress_bars() -> Iterator[Progress]:
-    """Rich progress bars on stderr (terminals only), cleared when done, so stdout keeps only data."""
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    console = Console(stderr=True)
-    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
-        yield progress
 
 
 def open_model(spec: str | None, cache_dir: Path) -> tuple[Any | None, str]:

@@ -1,8 +1,11 @@
 """The adapter protocol shared with ragbisect.
 
 Only ``retrieve`` is required. ``generate`` lets the harness judge answers,
-``stats`` reports what the adapter spent, and ``concurrency`` says how many
-questions the runner may send at once (default 1).
+``evidence`` says what an answer may rest on (``{"read": [texts], "snippets":
+[texts]}``: the passages the adapter read, and those it only glimpsed), so an
+agent is judged on what it read rather than on the ids it returned; ``stats``
+reports what the adapter spent, and ``concurrency`` says how many questions
+the runner may send at once (default 1).
 """
 
 from __future__ import annotations
@@ -25,3 +28,12 @@ def adapter_stats(adapter: object) -> dict[str, Any]:
 
 def adapter_concurrency(adapter: object) -> int:
     return max(1, int(getattr(adapter, "concurrency", 1) or 1))
+
+
+def adapter_evidence(adapter: object, query: str) -> tuple[list[str], list[str]] | None:
+    """``(read, snippets)`` from ``adapter.evidence(query)``, or None when it has no ``evidence``."""
+    evidence = getattr(adapter, "evidence", None)
+    if not callable(evidence):
+        return None
+    shown = evidence(query)
+    return [str(text) for text in shown.get("read", [])], [str(text) for text in shown.get("snippets", [])]

@@ -26,7 +26,10 @@ class Question:
 
     ``gold_chunk_ids`` is the strict gold the question was built from;
     ``equivalent_gold`` adds every chunk that holds the same answer or
-    identifier verbatim (always a superset of the strict gold).
+    identifier verbatim (always a superset of the strict gold). ``phrasing``
+    says who worded a model-phrased question: ``"model"``, or ``"template"``
+    when the model's wording failed the checks and a fixed template stood in
+    (empty for computed shapes; ragbisect ignores it).
     """
 
     id: str
@@ -37,6 +40,7 @@ class Question:
     source: str = ""
     identifier: str = ""
     equivalent_gold: list[str] = field(default_factory=list)
+    phrasing: str = ""
 
     def __post_init__(self) -> None:
         extra = [c for c in self.equivalent_gold if c not in self.gold_chunk_ids]
@@ -89,6 +93,7 @@ def read_questions(path: Path) -> list[Question]:
                     source=str(rec.get("source", "")),
                     identifier=str(rec.get("identifier", "")),
                     equivalent_gold=[str(g) for g in rec.get("equivalent_gold", [])],
+                    phrasing=str(rec.get("phrasing", "")),
                 )
             )
         except (json.JSONDecodeError, KeyError, TypeError) as err:

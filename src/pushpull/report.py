@@ -21,29 +21,34 @@ from .metrics import Summary, top_k
 from .questions import SHAPES
 from .runner import RowResult, RunResult
 
-_LABEL_WIDTH = 30
+#: the narrowest the name column gets, so a short run still has a readable header
+_MIN_LABEL_WIDTH = 12
+#: marks a ``faith`` figure that includes answers given without reading any section
+_UNREAD_MARK = "*"
 
 
 def _f(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def _columns(k: int) -> list[tuple[str, int]]:
+def _columns(k: int, label_width: int) -> list[tuple[str, int]]:
     return [
-        ("config", _LABEL_WIDTH), (f"recall@{k}", 9), (f"rec≡@{k}", 8), (f"MRR@{k}", 7), (f"NDCG@{k}|hit", 12),
-        ("hit", 6), ("faith", 6), ("n", 5), ("err", 4), ("ms/query", 9), ("tok/query", 10), ("calls/query", 12),
+        ("config", label_width), (f"recall@{k}", 9), (f"rec≡@{k}", 8), (f"MRR@{k}", 7), (f"NDCG@{k}|hit", 12),
+        ("hit", 6), ("faith", 7), ("correct", 8), ("n", 5), ("err", 4), ("ms/query", 9), ("tok/query", 10),
+        ("calls/query", 12),
     ]
 
 
 def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
     first, *rest = cells
-    return f"{first:<{widths[0]}.{widths[0]}}" + "".join(f"{c:>{w}}" for c, w in zip(rest, widths[1:]))
+    return f"{first:<{widths[0]}}" + "".join(f"{c:>{w}}" for c, w in zip(rest, widths[1:]))
 
 
 def _summary_cells(label: str, s: Summary, cost: tuple[str, str]) -> list[str]:
+    faith = _f(s.faithfulness, 2) + (_UNREAD_MARK if s.unread_answers else "")
     return [
         label, _f(s.recall), _f(s.recall_equivalent), _f(s.mrr), _f(s.ndcg_given_hit), _f(s.hit_rate),
-        _f(s.faithfulness, 2), str(s.n), str(s.errors), _f(s.ms_per_query, 1), *cost,
+        faith, _f(s.correctness, 2), str(s.n), str(s.errors), _f(s.ms_per_query, 1), *cost,
     ]
 
 
@@ -52,17 +57,38 @@ def _cost(row: RowResult) -> tuple[str, str]:
     return ("—" if tokens is None else f"{tokens:,.0f}", _f(calls, 1))
 
 
-def render_table(run: RunResult) -> str:
-    """The one table: configurations, per-shape rows beneath, then provenance and skips."""
-    widths = [w for _, w in _columns(run.k)]
-    header = _line([name for name, _ in _columns(run.k)], widths)
-    lines = [header, "-" * len(header)]
+def _body(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
+    """(label, summary, cost cells) for every table line: each row, then its shapes."""
+    body = []
     for row in run.rows:
         label = row.name + (f" (sample {row.overall.n})" if row.sampled and run.sample else "")
-        lines.append(_line(_summary_cells(label, row.overall, _cost(row)), widths))
-        for shape in SHAPES:
-            if shape in row.by_shape:
-                lines.append(_line(_summary_cells(f"  {shape}", row.by_shape[shape], ("", "")), widths))
+        body.append((label, row.overall, _cost(row)))
+        body += [(f"  {shape}", row.by_shape[shape], ("", "")) for shape in SHAPES if shape in row.by_shape]
+    return body
+
+
+def _unread_lines(run: RunResult) -> list[str]:
+    """A note per row whose ``faith`` counts answers given without reading a section."""
+    return [
+        f"{_UNREAD_MARK} {row.name}: {s.unread_answers} of {s.n_judged} judged answers read no section; "
+        f"faithful to what was shown (the sections read, else the snippets) {_f(s.faithfulness_to_shown, 2)}"
+        for row in run.rows
+        if (s := row.overall).unread_answers
+    ]
+
+
+def render_table(run: RunResult) -> str:
+    """The one table: configurations, per-shape rows beneath, then provenance and skips.
+
+    The name column is as wide as the longest name, so names are never cut.
+    """
+    body = _body(run)
+    label_width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in body)])
+    columns = _columns(run.k, label_width)
+    widths = [w for _, w in columns]
+    header = _line([name for name, _ in columns], widths)
+    lines = [header, "-" * len(header)]
+    lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in body]
     es = run.evalset
     counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
     lines += [
@@ -71,7 +97,10 @@ def render_table(run: RunResult) -> str:
         f"question model {es.model}; judge model {run.judge_model}; k={run.k}",
         f"rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
         f"NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses",
+        "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
+        "correct = answers stating the reference answer's facts",
     ]
+    lines += _unread_lines(run)
     lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]
     lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
     return "\n".join(lines)

@@ -6,7 +6,9 @@ nothing retrieved — a miss that is counted and reported, never dropped. Rows
 marked ``sampled`` (expensive adapters) see a seeded sample of the questions;
 every other row sees them all. When a judge model is configured and an
 adapter can ``generate``, its answers are judged for faithfulness and
-correctness on the questions it answered.
+correctness on the questions it answered; an adapter with ``evidence(query)``
+(the pull rows) is judged against the sections it read, and, where it read
+none, also against the snippets it was shown.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from typing import Any, Protocol
 from .chunks import Chunk, fingerprint
 from .errors import FingerprintMismatch, UsageError
 from .evalset import EvalSet
-from .judge import judge_correctness, judge_faithfulness
+from .judge import judge_correctness, judge_faithfulness, judge_faithfulness_to_texts
 from .metrics import QuestionResult, Summary, summarize, summarize_by_shape
 from .models.base import ModelError
-from .protocol import adapter_concurrency, adapter_stats
+from .protocol import adapter_concurrency, adapter_evidence, adapter_stats
 from .questions import Question
 
 
@@ -99,15 +101,26 @@ def _ask(adapter: Any, question: Question, k: int) -> QuestionResult:
 
 
 def _judge(adapter: Any, question: Question, result: QuestionResult, judge: Any, chunk_text: dict[str, str]) -> None:
+    """Judge the adapter's answer: against what it read when it reports ``evidence`` (and, if it
+    read nothing, also against the snippets it was shown), else against the chunks it retrieved."""
     if result.error is not None:
         return
     try:
         result.answer = str(adapter.generate(question.q, list(result.retrieved)))
-    except Exception:  # no answer to judge: the question stays unjudged, retrieval still counts
+        shown = adapter_evidence(adapter, question.q)
+    except Exception:  # no answer (or no evidence) to judge: the question stays unjudged, retrieval still counts
         return
-    passages = [(cid, chunk_text.get(cid, "")) for cid in result.retrieved]
     try:
-        result.faithful = judge_faithfulness(judge, question.q, passages, result.answer)
+        if shown is None:
+            passages = [(cid, chunk_text.get(cid, "")) for cid in result.retrieved]
+            result.faithful = judge_faithfulness(judge, question.q, passages, result.answer)
+        else:
+            read, snippets = shown
+            result.sections_read = len(read)
+            result.faithful = judge_faithfulness_to_texts(judge, question.q, read, result.answer)
+            result.faithful_to_shown = (
+                result.faithful if read else judge_faithfulness_to_texts(judge, question.q, snippets, result.answer)
+            )
         if question.answer:
             result.correct = judge_correctness(judge, question.q, question.answer, result.answer)
     except ModelError:

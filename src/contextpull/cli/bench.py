@@ -24,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.add_argument("--k", type=int, default=5, help="cutoff for every metric (default: 5)")
     bench.add_argument("--shapes", default="all", help=f"comma list of {', '.join(SHAPES)} (default: all)")
     bench.add_argument("--model", default="none", help="provider:model for phrased questions and judging (default: none)")
+    bench.add_argument(
+        "--judge", help="provider:model that judges answers, or none (default: the --model)"
+    )
     bench.add_argument("--push", default="all", help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank")
     bench.add_argument("--reranker", help="reranker for the rerank row: onnx:<folder> or llm:<provider:model>")
     bench.add_argument("--n", type=int, default=200, help="target number of questions (default: 200)")
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     except HarnessError as err:
         raise BenchError(err.message, err.suggestion, err.exit_code) from err
     options = BenchOptions(
-        corpus=args.corpus, k=args.k, shapes=shapes, model=args.model, sample=args.sample, out=args.out,
+        corpus=args.corpus, k=args.k, shapes=shapes, model=args.model, judge=args.judge, sample=args.sample, out=args.out,
         push=_push(args.push), n=args.n, seed=args.seed, reranker=args.reranker, pull=args.pull,
     )
     result = run_bench(options)

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from ..ingest import IngestReport, Progress, ingest
+from ..ingest import IngestReport, ingest
 from ..settings import SectionSettings
 from .common import STORE_ENV, add_json_option, emit
+from .progress import progress_bar
 
-#: below this many files to parse no progress bar is shown
-_PROGRESS_MIN_FILES = 200
 _EXAMPLES_PER_REASON = 3
 
 
@@ -33,34 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         help=f"store file (default: ${STORE_ENV}, then DIR/.contextpull/store.sqlite)",
     )
-    parser.add_argument(
-        "--max-depth",
-        type=int,
-        default=defaults.max_depth,
-        metavar="N",
-        help=f"deepest heading level that starts a section (default {defaults.max_depth})",
-    )
-    parser.add_argument(
-        "--max-chars",
-        type=int,
-        default=defaults.max_chars,
-        metavar="N",
-        help=f"split sections longer than this (default {defaults.max_chars})",
-    )
-    parser.add_argument(
-        "--min-chars",
-        type=int,
-        default=defaults.min_chars,
-        metavar="N",
-        help=f"merge fragments shorter than this (default {defaults.min_chars})",
-    )
-    parser.add_argument(
-        "--index-budget",
-        type=int,
-        default=3000,
-        metavar="N",
-        help="token budget of the index text (default 3000)",
-    )
+    for flag, default, meaning in (
+        ("--max-depth", defaults.max_depth, "deepest heading level that starts a section"),
+        ("--max-chars", defaults.max_chars, "split sections longer than this"),
+        ("--min-chars", defaults.min_chars, "merge fragments shorter than this"),
+        ("--index-budget", 3000, "token budget of the index text"),
+    ):
+        parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})")
     parser.add_argument(
         "--jobs",
         type=int,
@@ -81,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.index_budget < 0 or args.jobs < 0:
         parser.error("--index-budget and --jobs must be 0 or more")
     store = args.store or (Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None)
-    with _progress_bar() as progress:
+    with progress_bar() as progress:
         report = ingest(
             args.dir,
             store,
@@ -92,29 +67,6 @@ def run(args: argparse.Namespace) -> int:
         )
     emit(args, report.to_dict(), lambda _: render(report))
     return 0
-
-
-@contextmanager
-def _progress_bar() -> Iterator[Progress]:
-    """A rich bar on stderr, shown only on a terminal and only for many files."""
-    if not sys.stderr.isatty():
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import Progress as Bar
-
-    with Bar(console=Console(stderr=True), transient=True) as bar:
-        task = None
-
-        def update(done: int, total: int) -> None:
-            nonlocal task
-            if total < _PROGRESS_MIN_FILES:
-                return
-            if task is None:
-                task = bar.add_task("ingesting", total=total)
-            bar.update(task, completed=done)
-
-        yield update
 
 
 def render(report: IngestReport) -> str:

@@ -15,7 +15,7 @@ from ..errors import BadArgument, ContextPullError
 from ..http_guard import TOKEN_ENV
 from ..ingest import default_store_path, ingest
 from .common import add_json_option, add_store_option, emit, resolve_store_path
-from .ingest import _progress_bar
+from .progress import progress_bar
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -128,7 +128,7 @@ def _store_for(target: Path) -> Path:
     """The store to serve: ``target`` itself, or a folder's default store brought up to date."""
     if not target.is_dir():
         return target
-    with _progress_bar() as progress:
+    with progress_bar() as progress:
         report = ingest(target, progress=progress)
     state = "updated" if report.wrote else "up to date"
     print(

@@ -27,6 +27,7 @@ from typing import Any
 from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, Usage, get_provider
 from pushpull.models.local_provider import turn_schema
 
+from ..errors import ToolError
 from ..instructions import server_instructions
 from ..ops import Ops
 from ..snippets import DEFAULT_SNIPPET
@@ -37,8 +38,13 @@ from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, 
 from .pull_retriever import PullRetriever
 
 #: bump when the prompts or the loop's handling of turns change
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 MAX_TOKENS = 1024
+#: the tool error a model gets for repeating a call it already made in the run
+REPEATED_CALL = ToolError(
+    "you already made this exact call in this conversation; its result is above and would not change",
+    "change the arguments (other words, no `in` filter) or read one of the ids you were shown",
+)
 STRICT_RULES = (
     "Strict reading rules for this session:\n"
     "- Search snippets and grep lines are pointers, not evidence. Never answer from them.\n"
@@ -99,6 +105,7 @@ class ApiLoopRetriever(PullRetriever):
         return cache_key(
             driver="api-loop",
             model=self.model,
+            provider=_answering_identity(self.provider),
             prompt_version=PROMPT_VERSION,
             tools_version=TOOLS_VERSION,
             strict=self.mode == "strict",
@@ -115,6 +122,7 @@ class ApiLoopRetriever(PullRetriever):
         run = PullRun(question=question, model=self.model)
         messages = [Message("user", question)]
         usage = Usage()
+        made: set[str] = set()
         for _ in range(self.max_turns):
             completion = self._complete(messages, run)
             usage += completion.usage
@@ -124,7 +132,7 @@ class ApiLoopRetriever(PullRetriever):
                 break
             messages.append(Message("assistant", completion.text, tool_calls=completion.tool_calls))
             for call in completion.tool_calls:
-                payload, is_error = self.call_tool(call.name, call.arguments)
+                payload, is_error = self._serve(call.name, call.arguments, made)
                 observe(run, call.name, call.arguments, payload, is_error)
                 text = json.dumps(payload, ensure_ascii=False)
                 messages.append(Message("tool", text, tool_call_id=call.id, is_error=is_error))
@@ -133,6 +141,18 @@ class ApiLoopRetriever(PullRetriever):
         run.tokens_in, run.tokens_out, run.usd = usage.tokens_in, usage.tokens_out, usage.usd
         run.wall_s = time.perf_counter() - started
         return run
+
+    def _serve(self, name: str, arguments: dict[str, Any], made: set[str]) -> tuple[dict[str, Any], bool]:
+        """Serve a call, refusing an exact repeat of an earlier one in the same run.
+
+        Small models loop on the same call when its result disappointed them;
+        a repeat cannot return anything new, so it costs a turn and says so.
+        """
+        signature = json.dumps([name, arguments], sort_keys=True, ensure_ascii=False)
+        if signature in made:
+            return REPEATED_CALL.to_dict(), True
+        made.add(signature)
+        return self.call_tool(name, arguments)
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Serve one tool call from this thread's own store connection, in one read transaction."""
@@ -158,6 +178,16 @@ class ApiLoopRetriever(PullRetriever):
             return text
         reply = json.loads(text)
         return " ".join([reply["text"].strip(), *(f"[{sid}]" for sid in unique(reply["cite"]))])
+
+
+def _answering_identity(provider: Provider) -> dict[str, Any]:
+    """What about the provider changes its answers (model file, prompt format, sampling), for the run key.
+
+    The endpoint is left out: it says where a model is served, not which model
+    answers, so a run replays from cache whichever server hosts the model.
+    """
+    identity = provider.identity() if hasattr(provider, "identity") else {}
+    return {key: value for key, value in identity.items() if key != "base_url"}
 
 
 def strict_turn_schema(run: PullRun) -> dict[str, Any]:

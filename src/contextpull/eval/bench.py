@@ -46,6 +46,7 @@ class BenchOptions:
     k: int = 5
     shapes: Sequence[str] = SHAPES
     model: str = "none"
+    judge: str | None = None  # None: judge with ``model``; "none": no judging
     sample: int | None = None
     out: Path | None = None
     push: Sequence[str] | None = None  # None: every push config
@@ -138,6 +139,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     chunks = export_chunks(store_path)
     out_dir = options.out_dir
     provider = require_model(options.model, out_dir)
+    judge = provider if options.judge is None else require_model(options.judge, out_dir)
     evalset = evalset_for(chunks, out_dir, shapes=options.shapes, provider=provider, n=options.n, seed=options.seed)
     if not evalset.questions:
         reasons = "; ".join(f"{s}: {why}" for s, why in evalset.skipped.items())
@@ -147,7 +149,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     for build in row_builders:
         rows.extend(build(ctx))
     try:
-        result, paths = score(chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=provider)
+        result, paths = score(chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=judge)
     finally:
         for row in rows.rows:
             close = getattr(row.adapter, "close", None)

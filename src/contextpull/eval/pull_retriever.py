@@ -12,9 +12,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from pushpull.judge import judge_faithfulness
-from pushpull.models import ModelError
-
 from .pull_record import COUNT_MODES, CountMode, PullRun, RunCache, summarise
 
 
@@ -65,8 +62,6 @@ class PullRetriever:
         self.mode = mode
         self.concurrency = max(1, int(concurrency))
         self.cache = RunCache(cache_dir)
-        #: a model provider that, when set, judges answers against the evidence in ``stats()``
-        self.judge: Any | None = None
         self._runs = _Runs()
 
     # --- what a driver provides ------------------------------------------------
@@ -113,12 +108,9 @@ class PullRetriever:
         }
 
     def stats(self) -> dict[str, Any]:
-        """Spend and tool use over the runs so far; with a ``judge``, the two faithfulness rates too."""
+        """Spend and tool use over the runs so far (answers are judged by the harness, from ``evidence``)."""
         runs, failed = self._runs.snapshot()
-        stats = {**summarise(runs, model=self.model, failed=failed), "mode": self.mode}
-        if self.judge is not None:
-            stats.update(judge_runs(self.judge, runs))
-        return stats
+        return {**summarise(runs, model=self.model, failed=failed), "mode": self.mode}
 
     def counting(self, mode: CountMode) -> PullRetriever:
         """A sibling adapter that counts the same runs under another mode (no extra model calls).
@@ -133,32 +125,3 @@ class PullRetriever:
         sibling.mode = mode
         return sibling
 
-
-def judge_runs(judge: Any, runs: list[PullRun]) -> dict[str, Any]:
-    """Faithfulness of the agent's answers, judged two ways (docs/adr/008-pull-rows.md).
-
-    ``faithful_to_reads``: every claim is supported by the sections the agent
-    read. ``faithful_to_shown``: the same, but a run that read nothing is
-    judged against the snippets it was shown instead, so an answer built from
-    snippets alone is told apart from one that is invented. Runs that hit
-    ``max_turns`` have no answer and are not judged; a judge failure leaves
-    that run unjudged.
-    """
-    to_reads = to_shown = judged = 0
-    for run in runs:
-        if run.max_turns_hit:
-            continue
-        try:
-            on_reads = judge_faithfulness(judge, run.question, run.read_sections, run.answer)
-            on_shown = on_reads if run.read_sections else judge_faithfulness(
-                judge, run.question, run.snippets, run.answer)
-        except ModelError:
-            continue
-        judged += 1
-        to_reads += on_reads
-        to_shown += on_shown
-
-    def rate(count: int) -> float | None:
-        return round(count / judged, 3) if judged else None
-
-    return {"judged": judged, "faithful_to_reads": rate(to_reads), "faithful_to_shown": rate(to_shown)}

@@ -52,7 +52,6 @@ def pull_rows(
     *,
     k: int = 5,
     cache_dir: Path | None = None,
-    judge: Any | None = None,
     concurrency: int = 1,
     max_turns: int = 8,
 ) -> Rows:
@@ -82,7 +81,6 @@ def pull_rows(
     adapters = [shared, shared.counting("surfaced"), *([strict] if strict else [])]
     rows = Rows()
     for adapter in adapters:
-        adapter.judge = judge
         rows.rows.append(RunRow(row_name(adapter.mode, shared.model), adapter, sampled=True))
     return rows
 
@@ -93,8 +91,7 @@ def pull_row_builder(ctx: BenchContext) -> Rows:
         return Rows()
     rows = Rows([RunRow(BASELINE_ROW, ReadTopHits(ctx.store_path))])
     for spec in ctx.options.pull:
-        rows.extend(pull_rows(spec, ctx.store_path, k=ctx.options.k, cache_dir=ctx.cache_dir / "pull",
-                              judge=ctx.provider))
+        rows.extend(pull_rows(spec, ctx.store_path, k=ctx.options.k, cache_dir=ctx.cache_dir / "pull"))
     return rows
 
 

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ..terms import fts_quote
+
 _POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind"
 _SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
 #: what callers outside the store package annotate connections with (they never import sqlite3)
@@ -162,21 +164,74 @@ def section_count(conn: sqlite3.Connection, path: str) -> int | None:
     return int(row[0]) if row else None
 
 
-def grep_candidates(
-    conn: sqlite3.Connection, trigram_match: str | None, doc_ids: Sequence[int] | None = None
-) -> Iterator[SectionRow]:
-    """Sections that may match a grep (all without ``trigram_match``), in document order.
+def trigram_match(folded: str) -> str:
+    """The ``sections_tri`` MATCH expression for sections that may contain ``folded``.
 
-    Up to :data:`FEW_CANDIDATES` trigram candidates are looked up by id and
-    sorted. With more, matches are common (a trigram phrase query lists the
-    sections containing the folded string), so walking every section in
-    document order reaches the caller's limit sooner than sorting all the
-    candidates would. Callers verify every section against its text.
+    The trigram table stores no positions (``detail=none``), so this is the
+    AND of the needle's distinct trigrams, each quoted, rather than one
+    phrase: every section containing the needle matches it, and so may a few
+    that hold the trigrams apart, which callers weed out by verifying the
+    text. ``folded`` must be at least three characters long.
     """
-    if trigram_match is None:
+    trigrams = dict.fromkeys(folded[i : i + 3] for i in range(len(folded) - 2))
+    return " AND ".join(fts_quote(t) for t in trigrams)
+
+
+def word_phrase(folded: str) -> str | None:
+    """A ``sections_fts`` phrase every section containing ``folded`` matches, or ``None``.
+
+    The trigram index has no positions, so a needle of common words (``the
+    cache index``) would list nearly every section as a candidate; the word
+    index has positions. The phrase covers the needle's space-separated parts
+    that are ASCII letters and digits, excluding the first part (it may end a
+    longer token) and taking the last as a prefix (it may start one): in a
+    text containing the needle, each inner part is a whole non-compound
+    token, so it is one term (:mod:`contextpull.terms`), at consecutive
+    positions. Only characters that are themselves word characters case-fold
+    to ASCII letters and digits, and only whitespace to a space
+    (tests/test_grep_phrase.py checks every code point). ``None`` unless the
+    phrase has two words or more.
+    """
+    parts = folded.split(" ")
+    best, start = (0, 0), 0
+    for index in range(1, len(parts)):
+        part = parts[index]
+        if not (part.isascii() and part.isalnum()):
+            start = 0
+            continue
+        start = start or index
+        if index + 1 - start > best[1] - best[0]:
+            best = (start, index + 1)
+    first, end = best
+    if end - first < 2:
+        return None
+    prefix = " *" if end == len(parts) else ""
+    return f'body : "{" ".join(parts[first:end])}"{prefix}'
+
+
+def _candidate_rowids(conn: sqlite3.Connection, table: str, match: str) -> list[int]:
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?"
+    return [rowid for (rowid,) in conn.execute(sql, (match, FEW_CANDIDATES + 1))]
+
+
+def grep_candidates(
+    conn: sqlite3.Connection, literal: str | None, doc_ids: Sequence[int] | None = None
+) -> Iterator[SectionRow]:
+    """Sections that may contain the case-folded ``literal`` (all without one), in document order.
+
+    Candidates come from the trigram index, or, when its trigrams are all
+    common, from the word index (:func:`word_phrase`). Up to
+    :data:`FEW_CANDIDATES` are looked up by id and sorted. With more, matches
+    are common, so walking every section in document order reaches the
+    caller's limit sooner than sorting all the candidates would. Callers
+    verify every section against its text.
+    """
+    if literal is None:
         return sections_in_order(conn, doc_ids)
-    sql = "SELECT rowid FROM sections_tri WHERE sections_tri MATCH ? LIMIT ?"
-    rowids = [rowid for (rowid,) in conn.execute(sql, (trigram_match, FEW_CANDIDATES + 1))]
+    rowids = _candidate_rowids(conn, "sections_tri", trigram_match(literal))
+    phrase = word_phrase(literal) if len(rowids) > FEW_CANDIDATES else None
+    if phrase is not None:
+        rowids = _candidate_rowids(conn, "sections_fts", phrase)
     if len(rowids) > FEW_CANDIDATES:
         return sections_in_order(conn, doc_ids)
     return sections_in_order(conn, doc_ids, rowids=rowids)

@@ -44,6 +44,8 @@ except ImportError:  # pragma: no cover - non-POSIX: SQLite's own lock still app
 #: section rows buffered before one ``executemany`` per table
 _BATCH = 2000
 _LOCK_TIMEOUT_S = 0.5
+#: a heading path (tuple of str) as a JSON array; one encoder, not one per row
+_heading_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def section_hash(text: str) -> str:
@@ -346,7 +348,7 @@ class StoreWriter:
                     s.doc,
                     s.ordinal,
                     s.id,
-                    json.dumps(list(s.heading_path), ensure_ascii=False),
+                    _heading_json(s.heading_path),
                     s.kind,
                     s.text,
                     s.start,

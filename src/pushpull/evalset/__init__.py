@@ -2,8 +2,10 @@
 
 ``aggregation`` and ``table`` are computed from corpus structure with no model;
 ``conceptual``, ``exact_lookup`` and ``comparison`` are phrased by a model
-through the model layer. A shape the corpus (or a missing model) cannot
-support is skipped with a stated reason. Sets are cached on disk under a key of
+through the model layer (for the last two only the wording: the identifier
+and the pair are computed, and a template stands in when the wording fails
+its checks; ``template_fallbacks`` counts those). A shape the corpus (or a
+missing model) cannot support is skipped with a stated reason. Sets are cached on disk under a key of
 the corpus fingerprint and every build parameter, so re-running is free until
 the corpus or the parameters change, and a set never silently serves another
 corpus.
@@ -26,7 +28,7 @@ from .aggregation import build_aggregation
 from .table import build_table
 
 #: bump when builders change what they produce, so old caches are not reused
-BUILDER_VERSION = 1
+BUILDER_VERSION = 2
 DEFAULT_MAX_GOLD = 5
 
 
@@ -54,7 +56,25 @@ class EvalSet:
             data.pop(key)
         data["shapes"] = list(self.shapes)
         data["builder_version"] = BUILDER_VERSION
+        data["template_fallbacks"] = self.template_fallbacks
         return data
+
+    @property
+    def template_fallbacks(self) -> dict[str, int]:
+        """Per phrased shape, how many questions a template worded because the model's wording failed its checks."""
+        counts: dict[str, int] = {}
+        for question in self.questions:
+            if question.phrasing == "template":
+                counts[question.shape] = counts.get(question.shape, 0) + 1
+        return counts
+
+    def template_lines(self) -> list[str]:
+        """A line for any report saying how many phrased questions a template worded (none when no template was used)."""
+        fallbacks = self.template_fallbacks
+        if not fallbacks:
+            return []
+        parts = ", ".join(f"{shape} {n} of {self.counts.get(shape, n)}" for shape, n in fallbacks.items())
+        return [f"template-worded questions (the model's wording failed the checks): {parts}"]
 
 
 def info_path(questions_path: Path) -> Path:
@@ -140,7 +160,9 @@ def build_evalset(
     Question ids are ``q0001``… in shape order, so a rebuild with the same
     inputs writes the same file.
     """
-    from .phrased import build_comparison, build_one_chunk
+    from .comparison import build_comparison
+    from .exact_lookup import build_exact_lookup
+    from .phrased import build_conceptual
 
     quota = max(1, math.ceil(n / max(1, len(shapes))))
     model = getattr(provider, "spec", "none") if provider is not None else "none"
@@ -158,12 +180,13 @@ def build_evalset(
         elif provider is None:
             evalset.skipped[shape] = "no model configured (--model none); model-phrased shapes need one"
     if provider is not None:
-        one_chunk = [s for s in ("conceptual", "exact_lookup") if s in shapes]
         results = []
-        if one_chunk:
-            results.append(build_one_chunk(chunks, provider, shapes=one_chunk, quota=quota, seed=seed, workers=workers, progress=progress))
+        if "conceptual" in shapes:
+            results.append(build_conceptual(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress))
+        if "exact_lookup" in shapes:
+            results.append(build_exact_lookup(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress))
         if "comparison" in shapes:
-            results.append(build_comparison(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress))
+            results.append(build_comparison(chunks, provider, quota=quota, workers=workers, progress=progress))
         for result in results:
             for question in result.questions:
                 found.setdefault(question.shape, []).append(question)

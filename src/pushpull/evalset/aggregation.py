@@ -1,11 +1,20 @@
 """Aggregation questions, computed without a model: "which members of a family exist?"
 
-A family is a set of identifiers that share a visible stem: numbered codes
-with a common prefix (``TX-4401``, ``TX-4419`` → ``TX-44xx``) or snake-case
-names sharing their first or last word (``payment_declined``,
-``payment_expired`` → ``payment_*``). Answering needs every chunk that holds a
-member, so gold is all of them; families spread over 2..``max_gold`` chunks are
-kept, which keeps perfect recall reachable at k = ``max_gold``.
+A family is a set of identifiers that share a visible namespace: numbered
+codes with a common prefix (``TX-4401``, ``TX-4419`` → ``TX-44xx``) or
+snake-case names sharing their first word (``payment_declined``,
+``payment_expired`` → ``payment_*``; ``PIP_INDEX_URL`` → ``PIP_*``). Shared
+last words (``*_URL``, ``*_python``) are not namespaces a user asks about, and
+placeholder or generic stems (``my_*``, ``example_*``, ``not_*``) and short
+lowercase ones are not families at all.
+
+A family is asked only when complete: every identifier of that form in the
+corpus is a member, so the reference answer lists them all. Gold is, per
+member, the chunks that document it best (a heading, table row, list item or
+definition; every mention when none does); the equivalent gold is every
+chunk that mentions one.
+Families whose gold spans 2..``max_gold`` chunks are kept, which keeps
+perfect recall reachable at k = ``max_gold``.
 """
 
 from __future__ import annotations
@@ -17,49 +26,66 @@ from collections.abc import Sequence
 
 from ..chunks import Chunk
 from ..questions import Question
-from .identifiers import identifier_chunks, is_rare
+from .identifiers import definition_score, identifier_chunks
 
 _NUMBERED = re.compile(r"^([A-Z][A-Z0-9]{0,5}-)(\d{3,6})$")
 _SNAKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)+$")
+#: stems that head names without naming a namespace: placeholders and generic verbs or adjectives of enum values
+_GENERIC_STEMS = frozenset(
+    "my your our some example foo bar baz hello test demo sample dummy "
+    "already invalid unknown create update delete replace remove read write list get set sign timed "
+    "new old default custom other not non one two".split()
+)
+MIN_STEM_CHARS = 3
+MIN_LOWERCASE_STEM_CHARS = 4
 
 
 def family_keys(identifier: str) -> list[str]:
-    """The family labels an identifier belongs to (``TX-44xx``, ``payment_*``, ``*_declined``)."""
+    """The family labels an identifier belongs to (``TX-44xx``, ``payment_*``)."""
     numbered = _NUMBERED.match(identifier)
     if numbered:
         prefix, digits = numbered.groups()
         return [f"{prefix}{digits[:-2]}xx"]
     if _SNAKE.match(identifier):
-        words = identifier.split("_")
-        return [f"{words[0]}_*", f"*_{words[-1]}"]
+        stem = identifier.split("_")[0]
+        shortest = MIN_STEM_CHARS if stem.isupper() else MIN_LOWERCASE_STEM_CHARS
+        if len(stem) >= shortest and stem.casefold() not in _GENERIC_STEMS:
+            return [f"{stem}_*"]
     return []
 
 
-def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, tuple[list[str], list[str]]]:
-    """label → (sorted members, gold chunk ids) for families of ≥ 2 rare members over 2..max_gold chunks.
+def _documenting(name: str, holders: list[str], text: dict[str, str]) -> list[str]:
+    """The holders where ``name`` is documented best (a heading, row, list item or definition), else all of them."""
+    scores = {cid: definition_score(name, text[cid]) for cid in holders}
+    best = max(scores.values())
+    return [cid for cid in holders if scores[cid] == best] if best > 0 else holders
 
-    Families whose gold duplicates another's (a prefix and a suffix family
-    naming the same chunks) are kept once, the first label in sorted order.
+
+def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, tuple[list[str], list[str], list[str]]]:
+    """label → (sorted members, gold chunk ids, every chunk mentioning a member) for asked families.
+
+    Families whose gold duplicates another's are kept once, the first label
+    in sorted order.
     """
     where = identifier_chunks(chunks)
-    n = len(chunks)
     members: dict[str, set[str]] = defaultdict(set)
-    for ident, ids in where.items():
-        if not is_rare(ident, len(ids), n):
-            continue
+    for ident in where:
         for key in family_keys(ident):
-            if len(key.replace("*", "").strip("_")) >= 3:
-                members[key].add(ident)
+            members[key].add(ident)
     order = {c.id: i for i, c in enumerate(chunks)}
-    families: dict[str, tuple[list[str], list[str]]] = {}
+    text = {c.id: c.text for c in chunks}
+    families: dict[str, tuple[list[str], list[str], list[str]]] = {}
     seen_gold: set[tuple[str, ...]] = set()
     for label in sorted(members):
         names = sorted(members[label])
-        gold = sorted({cid for name in names for cid in where[name]}, key=order.__getitem__)
-        if len(names) < 2 or not 2 <= len(gold) <= max_gold or tuple(gold) in seen_gold:
+        mentions = sorted({cid for name in names for cid in where[name]}, key=order.__getitem__)
+        if len(names) < 2 or len(mentions) < 2:
+            continue
+        gold = sorted({cid for name in names for cid in _documenting(name, where[name], text)}, key=order.__getitem__)
+        if not 2 <= len(gold) <= max_gold or tuple(gold) in seen_gold:
             continue
         seen_gold.add(tuple(gold))
-        families[label] = (names, gold)
+        families[label] = (names, gold, mentions)
     return families
 
 
@@ -73,7 +99,7 @@ def build_aggregation(chunks: Sequence[Chunk], *, limit: int, seed: int, max_gol
     source_of = {c.id: c.source for c in chunks}
     questions = []
     for label in sorted(labels[:limit]):
-        names, gold = families[label]
+        names, gold, mentions = families[label]
         questions.append(
             Question(
                 id="",
@@ -83,7 +109,7 @@ def build_aggregation(chunks: Sequence[Chunk], *, limit: int, seed: int, max_gol
                 answer=", ".join(names),
                 source=source_of[gold[0]],
                 identifier=label,
-                equivalent_gold=gold,
+                equivalent_gold=mentions,
             )
         )
     return questions, None

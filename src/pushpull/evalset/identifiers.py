@@ -26,11 +26,50 @@ _PATTERNS = (
     r"\b\d+\.\d+(?:\.\d+)+\b",  # 0.4.1
 )
 _IDENTIFIER = re.compile("|".join(_PATTERNS))
+_CODE_SPAN = re.compile(r"`([^`\s]{3,60})`")
+_URL = re.compile(r"\bhttps?://\S+|\]\([^)\s]*\)")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+_LINE_START = r"^\s*(?:[-*+]\s+|\d+[.)]\s+|\|\s*)?[`*_\[]*"
+_DEFINES = r"[`*_\]]*\s*(?:[:=\u2014\u2013|]|-\s|is\b|are\b|means\b|sets\b|controls\b|specifies\b|defines\b|enables\b|disables\b)"
 
 
 def find_identifiers(text: str) -> list[str]:
     """Distinct identifiers in ``text``, in order of first appearance."""
     return list(dict.fromkeys(m.group() for m in _IDENTIFIER.finditer(text)))
+
+
+def lookup_candidates(text: str) -> list[str]:
+    """Identifiers plus one-token code spans (`` `requires-python` ``, `` `uv.lock` ``) that look like names, in order."""
+    spans = [m.group(1) for m in _CODE_SPAN.finditer(text) if re.search(r"[-_./:\d]|[a-z][A-Z]", m.group(1))]
+    return list(dict.fromkeys([*find_identifiers(text), *spans]))
+
+
+def definition_score(term: str, text: str) -> int:
+    """How definition-like the best place ``term`` occurs in ``text`` is; -1 when only inside links/URLs.
+
+    3 a heading, 2 the start of a line, list item or table row, 1 followed by
+    a defining word or punctuation ("X is", "X:"), 0 a mention in passing.
+    The exact-lookup and aggregation builders use it to pick the passage that
+    documents an identifier rather than one that merely mentions it.
+    """
+    pattern = word_pattern(term)
+    escaped = re.escape(term)
+    best = -1
+    for line in text.splitlines():
+        if term not in line:
+            continue
+        plain = _URL.sub(" ", line)
+        if not pattern.search(plain):
+            continue
+        if _HEADING_LINE.match(plain):
+            return 3
+        if re.match(_LINE_START + escaped, plain):
+            best = max(best, 2)
+        elif re.search(escaped + _DEFINES, plain):
+            best = max(best, 1)
+        else:
+            best = max(best, 0)
+    return best
 
 
 def word_pattern(term: str) -> re.Pattern[str]:
@@ -57,9 +96,9 @@ def is_rare(term: str, chunk_count: int, n_chunks: int) -> bool:
 
 
 def identifier_chunks(chunks: Iterable[Chunk]) -> dict[str, list[str]]:
-    """Every identifier in the corpus → ids of the chunks it was found in, in order."""
+    """Every identifier in the corpus (outside URLs and link targets) → ids of the chunks it was found in, in order."""
     where: dict[str, list[str]] = {}
     for chunk in chunks:
-        for ident in find_identifiers(chunk.text):
+        for ident in find_identifiers(_URL.sub(" ", chunk.text)):
             where.setdefault(ident, []).append(chunk.id)
     return where

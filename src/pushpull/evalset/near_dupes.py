@@ -1,9 +1,10 @@
 """Cross-document near-duplicate chunk pairs: the raw material of comparison questions.
 
 Two versions of one policy, two variants of one page: high word overlap
-(token Jaccard in a band, by default 0.5–0.9) and differing numbers. Such a
-pair is where a comparison question ("what changed between …") needs both
-chunks. Candidates come from an inverted index over the rarer tokens, so the
+(token Jaccard of at least 0.5) and some tokens present on one side only.
+Such a pair is where a comparison question ("what changed between …") needs
+both chunks. Pairs whose differences include numbers (days, prices,
+versions) come first: they make the sharpest questions. Candidates come from an inverted index over the rarer tokens, so the
 cost follows the number of genuinely overlapping pairs rather than n².
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from ..chunks import Chunk
 
 _TOKEN = re.compile(r"\w+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_DIFF_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]\w*")
 MIN_TOKENS = 12
 
 
@@ -32,13 +33,25 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(t.casefold() for t in _TOKEN.findall(text))
 
 
+def only_in(text: str, other: str) -> list[str]:
+    """Tokens (numbers with their decimals, words) of ``text`` absent from ``other``, in order, distinct."""
+    theirs = {t.casefold() for t in _DIFF_TOKEN.findall(other)}
+    return list(dict.fromkeys(t for t in _DIFF_TOKEN.findall(text) if t.casefold() not in theirs))
+
+
+def is_number(token: str) -> bool:
+    return token[:1].isdigit()
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     union = len(a | b)
     return len(a & b) / union if union else 0.0
 
 
-def near_duplicate_pairs(chunks: Sequence[Chunk], *, lo: float = 0.5, hi: float = 0.9) -> list[NearDuplicate]:
-    """Pairs from different sources with Jaccard in [lo, hi] and different numbers, best first.
+def near_duplicate_pairs(chunks: Sequence[Chunk], *, lo: float = 0.5, hi: float = 1.0) -> list[NearDuplicate]:
+    """Pairs from different sources with Jaccard in [lo, hi] and some differing token, best first.
+
+    Best is: numbers differ, then higher overlap.
 
     Each chunk appears in at most one pair (its best), so questions do not
     pile onto one popular chunk.
@@ -61,16 +74,19 @@ def near_duplicate_pairs(chunks: Sequence[Chunk], *, lo: float = 0.5, hi: float 
             for j in ids[x + 1 :]:
                 if chunks[i].source != chunks[j].source:
                     candidates.add((i, j))
-    scored: list[NearDuplicate] = []
+    scored: list[tuple[bool, NearDuplicate]] = []
     for i, j in sorted(candidates):
         a, b = chunks[i], chunks[j]
         score = jaccard(tokens[a.id], tokens[b.id])
-        if lo <= score <= hi and set(_NUMBER.findall(a.text)) != set(_NUMBER.findall(b.text)):
-            scored.append(NearDuplicate(a, b, score))
-    scored.sort(key=lambda p: (-p.jaccard, p.a.id, p.b.id))
+        if not lo <= score <= hi:
+            continue
+        differing = only_in(a.text, b.text) + only_in(b.text, a.text)
+        if differing:
+            scored.append((any(map(is_number, differing)), NearDuplicate(a, b, score)))
+    scored.sort(key=lambda s: (not s[0], -s[1].jaccard, s[1].a.id, s[1].b.id))
     used: set[str] = set()
     pairs: list[NearDuplicate] = []
-    for pair in scored:
+    for _, pair in scored:
         if pair.a.id not in used and pair.b.id not in used:
             used.update((pair.a.id, pair.b.id))
             pairs.append(pair)

@@ -8,6 +8,10 @@ ended inside the table, and that chunk joins the gold (the answer cannot be
 read without the header). A chunker that repeats the header at the top of a
 continuation (as ContextPull's export may) makes the part self-contained, and
 then the row's chunk alone is gold. Both layouts are handled.
+
+Cells lose only real markup (see :mod:`.markup`), so a key such as
+``LEDGERLINE_LOG_LEVEL`` is asked exactly as a user would type it, and a cell
+with no letters or digits ("", "-", "—") is never an answer.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ from pathlib import PurePosixPath
 
 from ..chunks import Chunk
 from ..questions import Question
+from .markup import plain_text
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_MARKUP = re.compile(r"[`*_]+")
+_PIPE = re.compile(r"(?<!\\)\|")
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,12 @@ def split_cells(line: str) -> tuple[str, ...]:
     body = line.strip()
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-    cells = re.split(r"(?<!\\)\|", body)
-    return tuple(_MARKUP.sub("", c).replace("\\|", "|").strip() for c in cells)
+    return tuple(plain_text(c) for c in _PIPE.split(body))
+
+
+def has_content(cell: str) -> bool:
+    """A cell worth asking for: holds a letter or digit (not empty, "-", "—" or "?")."""
+    return any(ch.isalnum() for ch in cell)
 
 
 def _is_row(line: str) -> bool:
@@ -78,7 +87,7 @@ def _rows_of_source(chunks: Sequence[Chunk]) -> list[TableRow]:
             match = _HEADING.match(line)
             next_line = lines[i + 1] if i + 1 < len(lines) else ""
             if match:
-                heading, table = _MARKUP.sub("", match.group(1)).strip(), None
+                heading, table = plain_text(match.group(1)), None
             elif _is_row(line) and _SEPARATOR.match(next_line) and "-" in next_line:
                 table = _OpenTable(split_cells(line), chunk.id, _context(heading, chunk.source))
                 i += 1
@@ -107,8 +116,14 @@ def _usable_key(key: str) -> bool:
 
 
 def _equivalent(key: str, answer: str, chunks: Sequence[Chunk]) -> list[str]:
-    """Chunks with a line holding both the row key and the cell: the same fact, restated."""
-    return [c.id for c in chunks if any(key in ln and answer in ln for ln in c.text.splitlines())]
+    """Chunks with a line holding both the row key and the cell (markup aside): the same fact, restated."""
+    words = re.findall(r"\w+", key)
+    holders = [c for c in chunks if all(w in c.text for w in words)]
+    return [
+        c.id
+        for c in holders
+        if any(key in plain and answer in plain for plain in (plain_text(ln) for ln in c.text.splitlines() if words[0] in ln))
+    ]
 
 
 def build_table(chunks: Sequence[Chunk], *, limit: int, seed: int) -> tuple[list[Question], str | None]:
@@ -128,7 +143,7 @@ def build_table(chunks: Sequence[Chunk], *, limit: int, seed: int) -> tuple[list
     for row in unique:
         if len(questions) >= limit:
             break
-        columns = [c for c in range(1, len(row.cells)) if row.header[c] and row.cells[c] and row.cells[c] != row.key]
+        columns = [c for c in range(1, len(row.cells)) if has_content(row.header[c]) and has_content(row.cells[c]) and row.cells[c].casefold() != row.key.casefold()]
         if not columns:
             continue
         col = rng.choice(columns)

@@ -12,11 +12,10 @@ sent: the Messages API of SDK 2.x has no such parameter (it still keys the cache
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
-from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
-from .retry import RetryPolicy, call_sdk
+from .base import Completion, Message, ModelError, ToolCall, Usage
+from .hosted import HostedProvider
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 JSON_TOOL = "json_response"
@@ -58,26 +57,12 @@ def _json_tool(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return {"name": JSON_TOOL, "description": "Reply with your answer as this JSON value.", "input_schema": input_schema}, wrapped
 
 
-class AnthropicProvider:
+class AnthropicProvider(HostedProvider):
     """A ``Backend`` for the Messages API; wrap it in ``MeteredProvider`` (``get_provider`` does)."""
 
     provider = "anthropic"
-
-    def __init__(self, model: str, *, retry: RetryPolicy | None = None, timeout: float = 120.0) -> None:
-        import anthropic
-
-        api_key = os.environ.get("ANTHROPIC_API_KEY")
-        if not api_key:
-            raise NoModelConfigured(f"anthropic:{model} needs ANTHROPIC_API_KEY in the environment")
-        self.model = model
-        self.spec = f"anthropic:{model}"
-        self.base_url = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-        self.retry = retry or RetryPolicy()
-        self._sdk = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
-
-    def identity(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "base_url": self.base_url}
+    client_class = "Anthropic"
+    default_base_url = DEFAULT_BASE_URL
 
     def complete(
         self,
@@ -106,13 +91,7 @@ class AnthropicProvider:
             request["output_config"] = {"format": {"type": "json_schema", "schema": json_schema}}
         if api_tools:
             request["tools"] = api_tools
-        response = call_sdk(
-            lambda: self._client.messages.create(**request),
-            policy=self.retry,
-            spec=self.spec,
-            status_error=self._sdk.APIStatusError,
-            connection_error=self._sdk.APIConnectionError,
-        )
+        response = self._call(lambda: self._client.messages.create(**request))
         return self._completion(response, json_mode=json_schema is not None and "tool_choice" in request, wrapped=wrapped)
 
     def _completion(self, response: Any, *, json_mode: bool, wrapped: bool) -> Completion:

@@ -3,7 +3,7 @@
 A small local model calls tools reliably only when a grammar forces the shape
 of its reply (see /work/shared/MODELS.md), so with ``tools`` every turn is
 constrained to ``turn_schema(tools)``: one object per tool,
-``{"action": <tool name>, "arguments": {...its input_schema...}}``, or the
+``{"action": <tool name>, "arguments": {...its required arguments...}}``, or the
 final ``{"action": "answer", "answer": "..."}``. The chosen object comes back
 as a ``Completion`` with ``tool_calls`` or ``text``. A caller may pass its own
 ``json_schema`` with ``tools`` to narrow one turn (for instance no ``answer``
@@ -32,7 +32,7 @@ from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, 
 
 ANSWER = "answer"
 #: bump when the prompt shaping changes, so cached answers of the old shape are not reused
-PROMPT_FORMAT = 1
+PROMPT_FORMAT = 2
 REPEAT_PENALTY = 1.1
 DEFAULT_CONTEXT = 8192
 
@@ -43,9 +43,24 @@ class ChatLLM(Protocol):
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]: ...
 
 
+def required_arguments(tool: dict[str, Any]) -> dict[str, Any]:
+    """``tool``'s input schema cut down to its required arguments; the rest take their defaults.
+
+    Under a grammar a small model fills in every optional argument it is
+    offered, and fills them badly (an empty path filter, a limit of 1, the
+    example from the description), then repeats the failed call verbatim.
+    Offering only what a call needs removes that failure; the tools' defaults
+    are the ones a careful caller would pick.
+    """
+    schema = tool.get("input_schema", {"type": "object"})
+    required = list(schema.get("required", []))
+    properties = {name: spec for name, spec in schema.get("properties", {}).items() if name in required}
+    return {**schema, "properties": properties, "required": required, "additionalProperties": False}
+
+
 def action_schema(tool: dict[str, Any]) -> dict[str, Any]:
-    """The reply object that calls ``tool`` (an Anthropic-shaped tool)."""
-    arguments = {"additionalProperties": False, **tool.get("input_schema", {"type": "object"})}
+    """The reply object that calls ``tool`` (an Anthropic-shaped tool) with its required arguments."""
+    arguments = required_arguments(tool)
     return {
         "type": "object",
         "properties": {"action": {"const": tool["name"]}, "arguments": arguments},
@@ -82,7 +97,7 @@ def tool_instructions(tools: list[dict[str, Any]]) -> str:
         "Tools:",
     ]
     for tool in tools:
-        schema = json.dumps(tool.get("input_schema", {}), separators=(",", ":"))
+        schema = json.dumps(required_arguments(tool), separators=(",", ":"))
         lines.append(f"- {tool['name']}: {tool.get('description', '').strip()} Arguments schema: {schema}")
     return "\n".join(lines)
 

@@ -49,6 +49,10 @@ class MeteredProvider:
         self.ledger = ledger
         self.cache = cache
 
+    def identity(self) -> dict[str, Any]:
+        """The backend's identity: what, besides a request, changes its answers (for callers' cache keys)."""
+        return self.backend.identity()
+
     def complete(
         self,
         messages: list[Message],

@@ -12,11 +12,10 @@ models (o1/o3/o4/gpt-5 families) are sent no temperature, which they reject.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
-from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
-from .retry import RetryPolicy, call_sdk
+from .base import Completion, Message, ModelError, ToolCall, Usage
+from .hosted import HostedProvider
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
@@ -52,26 +51,12 @@ def to_openai_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-class OpenAIProvider:
+class OpenAIProvider(HostedProvider):
     """A ``Backend`` for Chat Completions; wrap it in ``MeteredProvider`` (``get_provider`` does)."""
 
     provider = "openai"
-
-    def __init__(self, model: str, *, retry: RetryPolicy | None = None, timeout: float = 120.0) -> None:
-        import openai
-
-        api_key = os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            raise NoModelConfigured(f"openai:{model} needs OPENAI_API_KEY in the environment")
-        self.model = model
-        self.spec = f"openai:{model}"
-        self.base_url = os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.retry = retry or RetryPolicy()
-        self._sdk = openai
-        self._client = openai.OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
-
-    def identity(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "base_url": self.base_url}
+    client_class = "OpenAI"
+    default_base_url = DEFAULT_BASE_URL
 
     def complete(
         self,
@@ -94,13 +79,7 @@ class OpenAIProvider:
                 "type": "json_schema",
                 "json_schema": {"name": "response", "schema": json_schema, "strict": False},
             }
-        response = call_sdk(
-            lambda: self._client.chat.completions.create(**request),
-            policy=self.retry,
-            spec=self.spec,
-            status_error=self._sdk.APIStatusError,
-            connection_error=self._sdk.APIConnectionError,
-        )
+        response = self._call(lambda: self._client.chat.completions.create(**request))
         if not response.choices:
             raise ModelError(f"{self.spec}: bad output: the response has no choices")
         choice = response.choices[0]

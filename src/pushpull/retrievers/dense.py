@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..progress import progress_bars
 from .base import ChunkLike, top_k
 from .embedders import Embedder
 
@@ -99,12 +99,9 @@ class DenseRetriever:
         self._queries = 0
 
     def _embed_all(self, missing: dict[str, str], *, progress: bool) -> dict[str, np.ndarray]:
-        from rich.progress import Progress
-
         keys, texts = list(missing), list(missing.values())
         out: dict[str, np.ndarray] = {}
-        show = progress and len(texts) > _SLICE
-        with Progress(transient=True, disable=not show, console=_stderr_console()) as bar:
+        with progress_bars(show=progress and len(texts) > _SLICE) as bar:
             task = bar.add_task(f"embedding chunks ({self.embedder.name})", total=len(texts))
             for start in range(0, len(texts), _SLICE):
                 rows = self.embedder.embed(texts[start : start + _SLICE])
@@ -126,9 +123,3 @@ class DenseRetriever:
             "chunks_embedded": self.embedded,
             "index_seconds": round(self.build_seconds, 3),
         }
-
-
-def _stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(file=sys.stderr)
