@@ -31,7 +31,7 @@ CODES_DOC = "# Codes\n\nTX-4401 means declined.\n\n## Timeouts\n\nTX-4419 means 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     if EXAMPLES.is_dir():
-        return Path(shutil.copytree(EXAMPLES, tmp_path / "corpus"))
+        return Path(shutil.copytree(EXAMPLES, tmp_path / "corpus", ignore=shutil.ignore_patterns(".contextpull")))
     root = tmp_path / "corpus"
     root.mkdir()
     (root / "regions.md").write_text(TABLE_DOC)
@@ -70,6 +70,13 @@ def test_bench_reuses_the_eval_set_until_the_corpus_changes(corpus: Path, tmp_pa
     (corpus / "extra.md").write_text(TABLE_DOC.replace("Tokyo", "Osaka").replace("Lisbon", "Porto"))
     changed = run_bench(BenchOptions(corpus, push=["bm25"], out=out))
     assert not changed.evalset.cached and changed.run.fingerprint != first.run.fingerprint
+
+
+def test_bench_can_keep_its_store_outside_a_read_only_corpus(corpus: Path, tmp_path: Path) -> None:
+    store, out = tmp_path / "elsewhere" / "store.sqlite", tmp_path / "bench-out"
+    result = run_bench(BenchOptions(corpus, push=["bm25"], out=out, store=store))
+    assert store.is_file() and not (corpus / ".contextpull").exists()
+    assert result.run.rows and (out / "results.json").is_file()
 
 
 def test_search_adapter_returns_what_search_returns(corpus: Path, tmp_path: Path) -> None:

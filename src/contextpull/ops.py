@@ -17,8 +17,8 @@ import difflib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
-from types import TracebackType
 
+from .closeable import Closeable
 from .errors import (
     BadArgument,
     BadFilter,
@@ -67,7 +67,7 @@ _COMMON_HINT = (
 PathFilter = str | Sequence[str] | None
 
 
-class Ops:
+class Ops(Closeable):
     """The operations over one open :class:`Store` (one per thread, like the store).
 
     ``snippet`` is the default snippet width for :meth:`search`; 0 gives
@@ -85,17 +85,6 @@ class Ops:
 
     def close(self) -> None:
         self.store.close()
-
-    def __enter__(self) -> Ops:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # --- index ---------------------------------------------------------------
     def index(self, prefix: str | None = None) -> IndexResult:

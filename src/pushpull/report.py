@@ -102,6 +102,7 @@ def render_table(run: RunResult) -> str:
     ]
     lines += _unread_lines(run)
     lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]
+    lines += es.template_lines()
     lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bench.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
     bench.add_argument("--sample", type=int, help="score expensive rows on a seeded sample of N questions")
     bench.add_argument("--out", type=Path, help="output folder (default: DIR/.contextpull/bench)")
+    bench.add_argument("--store", type=Path, help="store file (default: DIR/.contextpull/store.sqlite)")
     bench.add_argument(
         "--pull", action="append", default=[], metavar="SPEC",
         help="add the pull rows of an agent: provider:model (API tool loop) or claude-code[:model]; repeatable",
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except HarnessError as err:
         raise BenchError(err.message, err.suggestion, err.exit_code) from err
     options = BenchOptions(
-        corpus=args.corpus, k=args.k, shapes=shapes, model=args.model, judge=args.judge, sample=args.sample, out=args.out,
+        corpus=args.corpus, k=args.k, shapes=shapes, model=args.model, judge=args.judge, sample=args.sample, out=args.out, store=args.store,
         push=_push(args.push), n=args.n, seed=args.seed, reranker=args.reranker, pull=args.pull,
     )
     result = run_bench(options)

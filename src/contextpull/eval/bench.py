@@ -49,6 +49,7 @@ class BenchOptions:
     judge: str | None = None  # None: judge with ``model``; "none": no judging
     sample: int | None = None
     out: Path | None = None
+    store: Path | None = None  # None: DIR/.contextpull/store.sqlite (a read-only corpus needs one elsewhere)
     push: Sequence[str] | None = None  # None: every push config
     n: int = 200
     seed: int = 0
@@ -113,10 +114,10 @@ def export_chunks(store_path: Path) -> list[Chunk]:
         return [Chunk(c["id"], c["text"], c["source"]) for c in ops.chunks()]
 
 
-def _ingest(corpus: Path) -> IngestReport:
+def _ingest(corpus: Path, store: Path | None) -> IngestReport:
     with progress_bars() as progress:
         task = progress.add_task("ingesting", total=None)
-        return ingest(corpus, progress=lambda done, total: progress.update(task, completed=done, total=total))
+        return ingest(corpus, store, progress=lambda done, total: progress.update(task, completed=done, total=total))
 
 
 def run_bench(options: BenchOptions, row_builders: Sequence[RowBuilder] = ROW_BUILDERS) -> BenchResult:
@@ -134,8 +135,8 @@ def run_bench(options: BenchOptions, row_builders: Sequence[RowBuilder] = ROW_BU
 
 
 def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResult:
-    report = _ingest(options.corpus)
-    store_path = Path(report.store) if report.store else default_store_path(options.corpus)
+    report = _ingest(options.corpus, options.store)
+    store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
     chunks = export_chunks(store_path)
     out_dir = options.out_dir
     provider = require_model(options.model, out_dir)

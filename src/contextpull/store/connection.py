@@ -10,9 +10,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import quote
 
+from ..closeable import Closeable
 from ..errors import FormatVersionError, NotAStore, StoreMissing
 from .schema import FORMAT_MAJOR, FORMAT_VERSION
 
@@ -91,7 +91,7 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store:
+class Store(Closeable):
     """A read-only handle on one store file; one per thread (sqlite3 rule)."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection, format_version: str) -> None:
@@ -181,14 +181,3 @@ class Store:
 
     def close(self) -> None:
         self._conn.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
