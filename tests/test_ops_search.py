@@ -11,6 +11,7 @@ from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
 from contextpull.ingest import ingest
 from contextpull.ops import Ops
 from contextpull.ranking import RANK_CAP, definition_strength, passes
+from contextpull.settings import SectionSettings
 from contextpull.snippets import MARK, make_snippet
 
 
@@ -150,7 +151,7 @@ def test_definition_strength_counts_identifier_pieces() -> None:
     assert definition_strength(["uv_cache_dir"], ("Caching",), "Using uv in GitLab") == pytest.approx(1 / 6)
     assert definition_strength(["cache"], ("Cache",), "") == 1.0
     assert passes(["a"]) == [("all", '"a"')]
-    assert [name for name, _ in passes(["a", 'b"'])] == ["phrase", "all", "any"]
+    assert [name for name, _ in passes(["x", 'b"'])] == ["phrase", "all", "any"]
 
 
 def test_make_snippet_cuts_at_words_and_marks_whole_tokens() -> None:
@@ -192,3 +193,38 @@ def test_very_common_words_are_ranked_over_a_bounded_pool(tmp_path: Path) -> Non
         mixed = ops.search("widgets quokka", limit=5)
         assert "zz/rare.md#0" in ids(mixed)
         assert ops.search("quokka").hint is None
+
+
+def test_a_table_continuation_is_found_by_its_column_names(tmp_path: Path) -> None:
+    """The header row is indexed with every part of a split table, as read shows it."""
+    rows = "".join(f"| LT-{n} | {300 + n} g |\n" for n in range(100, 400))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "spec.md").write_text("# Spec\n\n| Model | Weight |\n|---|---|\n" + rows)
+    store = tmp_path / "store.sqlite"
+    ingest(tmp_path / "c", store, SectionSettings(max_chars=1000, min_chars=100))
+    with Ops.open(store) as ops:
+        holder = ops.grep("| LT-350 |").matches[0].id
+        assert holder != "spec.md#0" and ops.read(holder).section.table_header_added
+        assert ops.search("Weight LT-350", limit=3).hits[0].id == holder
+
+
+def test_stopwords_neither_match_nor_make_a_definition() -> None:
+    """A question is matched on what it is about: ``what is the`` in a heading is no definition."""
+    assert passes(["what", "is", "the", "weight"]) == [
+        ("phrase", '"what" + "is" + "the" + "weight"'),
+        ("all", '"weight"'),
+    ]
+    assert [expr for _, expr in passes(["the", "of"])][1:] == ['"the" AND "of"', '"the" OR "of"']
+    assert definition_strength(["what", "is", "the", "weight"], ("The queue is full",), "") == 0.0
+    assert definition_strength(["what", "is", "weight"], ("Weight",), "") == 1.0
+
+
+def test_a_natural_question_finds_the_row_not_a_heading_full_of_stopwords(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "queue.md").write_text("# What is the queue\n\nThe queue is where payments wait.\n")
+    (corpus / "spec.md").write_text("# Models\n\n| Model | Weight |\n|---|---|\n| LT-1200 | 395 g |\n")
+    store = tmp_path / "store.sqlite"
+    ingest(corpus, store)
+    with Ops.open(store) as ops:
+        assert ops.search("What is the weight of LT-1200?").hits[0].id == "spec.md#0"

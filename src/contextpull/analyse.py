@@ -69,7 +69,7 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
     doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
     if not doc.sections:
         return Analysed(found.path, digest, len(data), reason=EMPTY)
-    fts = tuple(fts_values(s.heading_path, s.text) for s in doc.sections)
+    fts = tuple(fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
 

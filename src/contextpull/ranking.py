@@ -2,10 +2,12 @@
 
 1. Passes, strictest first: the exact phrase, then all words (AND), then any
    word (OR). Hits found by an earlier pass come first; later passes only add
-   sections not seen yet.
+   sections not seen yet. The all-words and any-word passes leave out
+   stopwords (``terms.STOPWORDS``) when the query has other words, so a
+   question is matched on what it is about, not on "what is the".
 2. Within a pass, a *definition* outranks a *usage*: a section whose heading
-   path or document title carries the query's terms ranks above sections that
-   only mention them in the body. For a compound identifier such as
+   path or document title carries the query's terms (stopwords aside) ranks
+   above sections that only mention them in the body. For a compound identifier such as
    ``UV_CACHE_DIR`` its word pieces count too (half weight), a piece also
    matching as the start of a heading word (``dir`` in ``directory``).
 3. Then BM25 over the analysed terms with the heading column weighted above
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from .records import HEADING_SEPARATOR
 from .store import queries
-from .terms import fts_quote, index_terms, is_compound
+from .terms import content_terms, fts_quote, index_terms, is_compound
 
 HEADING_WEIGHT = 5.0
 BODY_WEIGHT = 1.0
@@ -49,12 +51,16 @@ def passes(terms: Sequence[str]) -> list[tuple[str, str]]:
     quoted = [fts_quote(term) for term in terms]
     if len(quoted) == 1:
         return [("all", quoted[0])]
-    return [("phrase", " + ".join(quoted)), ("all", " AND ".join(quoted)), ("any", " OR ".join(quoted))]
+    content = [fts_quote(term) for term in content_terms(list(terms))]
+    if len(content) == 1:
+        return [("phrase", " + ".join(quoted)), ("all", content[0])]
+    return [("phrase", " + ".join(quoted)), ("all", " AND ".join(content)), ("any", " OR ".join(content))]
 
 
 def definition_strength(terms: Sequence[str], heading_path: Sequence[str], title: str) -> float:
     """Share of the query (0..1) that the section's headings or its document title carry."""
     heading_terms = set(index_terms(HEADING_SEPARATOR.join(heading_path) + "\n" + title))
+    terms = content_terms(list(terms))
     total = 0.0
     for term in terms:
         if term in heading_terms:
@@ -87,7 +93,7 @@ def rank(
     seen: set[int] = set()
     capped = False
     for name, expression in passes(terms):
-        alternatives = terms if name == "any" else ()
+        alternatives = content_terms(list(terms)) if name == "any" else ()
         pool, pass_capped = _pool(conn, expression, alternatives, limit + len(seen) + POOL_EXTRA, doc_ids)
         capped |= pass_capped
         fresh = []

@@ -92,3 +92,23 @@ def query_terms(query: str) -> list[str]:
 def fts_quote(term: str) -> str:
     """Quote one term for an FTS5 MATCH expression so no syntax can leak in."""
     return '"' + term.replace('"', '""') + '"'
+
+
+#: English function words: they carry no topic, so search ranks by the other
+#: words of a question (``What is the weight of LT-1200?`` → weight, lt-1200)
+STOPWORDS = frozenset(
+    """a about above after again all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me
+    more most my myself no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they
+    this those through to too under until up very was we were what when where which while who whom
+    why will with would you your yours yourself yourselves""".split()
+)
+
+
+def content_terms(terms: list[str]) -> list[str]:
+    """``terms`` without stopwords; all of them when every term is a stopword."""
+    kept = [term for term in terms if term not in STOPWORDS]
+    return kept or list(terms)
+

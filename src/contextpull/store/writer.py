@@ -57,9 +57,15 @@ def section_hash(text: str) -> str:
 FtsValues = tuple[str, str, str]
 
 
-def fts_values(heading_path: Iterable[str], text: str) -> FtsValues:
-    """The values a section contributes to the FTS tables, on insert and on delete alike."""
-    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(text), text.casefold()
+def fts_values(heading_path: Iterable[str], text: str, table_header: str | None = None) -> FtsValues:
+    """The values a section contributes to the FTS tables, on insert and on delete alike.
+
+    A table continuation is searchable by its column names too (its header
+    row is indexed with its body), as ``read`` shows it; grep stays exact to
+    the section's own text.
+    """
+    body = f"{table_header}{text}" if table_header else text
+    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(body), text.casefold()
 
 
 class _WriteLock:
@@ -264,10 +270,10 @@ class StoreWriter:
             return
         (doc_id,) = row
         fts_rows, tri_rows = [], []
-        for sid, heading_json, text in conn.execute(
-            "SELECT id, heading_path, text FROM sections WHERE doc_id = ?", (doc_id,)
+        for sid, heading_json, text, table_header in conn.execute(
+            "SELECT id, heading_path, text, table_header FROM sections WHERE doc_id = ?", (doc_id,)
         ):
-            heading, body, folded = fts_values(json.loads(heading_json), text)
+            heading, body, folded = fts_values(json.loads(heading_json), text, table_header)
             fts_rows.append((sid, heading, body))
             tri_rows.append((sid, folded))
         conn.executemany(
@@ -303,7 +309,7 @@ class StoreWriter:
         them already (in a worker process); otherwise they are computed here.
         """
         if fts is None:
-            fts = [fts_values(s.heading_path, s.text) for s in doc.sections]
+            fts = [fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections]
         self.remove(doc.path)
         doc_id = self._next_doc_id
         self._next_doc_id += 1
