@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from contextpull.ops import Ops
+from contextpull.ops.operations import Ops
 from contextpull.terms import fts_quote, index_terms, is_compound
 
 SAMPLE = 200

@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 from mcp import Client, StdioServerParameters
 
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 
 REPO = Path(__file__).resolve().parents[1]
 UV_DOCS = REPO.parent / "shared" / "corpora" / "uv-docs"
@@ -310,7 +310,9 @@ def main() -> int:
     for latency in results:
         print(latency.row())
     print()
-    print(f"HTTP throughput ({args.clients} concurrent sessions, {args.seconds:.0f} s each; mixed = search/read alternating)")
+    print(
+        f"HTTP throughput ({args.clients} concurrent sessions, {args.seconds:.0f} s each; mixed = search/read alternating)"
+    )
     print(
         f"{'run':<16} {'calls':>7} {'calls/s':>8} {'errors':>6} {'read p50':>9} {'read p95':>9}"
         f" {'server CPU':>11} {'client CPU':>11}"

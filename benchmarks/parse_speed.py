@@ -15,7 +15,7 @@ import random
 import time
 from pathlib import Path
 
-from contextpull.sections import format_for, parse_document
+from contextpull.parse.sections import format_for, parse_document
 from contextpull.settings import SectionSettings
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "uv-docs"

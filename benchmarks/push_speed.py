@@ -67,7 +67,9 @@ def sample_queries(chunks: Sequence[Chunk], n: int, seed: int) -> list[str]:
     return queries
 
 
-def timed_queries(retrieve: Callable[[str, int], list[str]], queries: Sequence[str], k: int) -> tuple[np.ndarray, list[list[str]]]:
+def timed_queries(
+    retrieve: Callable[[str, int], list[str]], queries: Sequence[str], k: int
+) -> tuple[np.ndarray, list[list[str]]]:
     """Per-query latency in ms and the rankings."""
     latencies, rankings = [], []
     for query in queries:
@@ -116,8 +118,10 @@ def bench_bm25(chunks: Sequence[Chunk], queries: Sequence[str], k: int) -> None:
     theirs_lat, theirs_rank = timed_queries(theirs.retrieve, queries, k)
     theirs_qps = report(f"bm25 (ragbisect {ragbisect.__version__})", theirs_build, theirs_lat)
     top1 = np.mean([bool(a) and bool(b) and a[0] == b[0] for a, b in zip(ours_rank, theirs_rank)])
-    print(f"bm25 speed-up vs ragbisect: {ours_qps / theirs_qps:.1f}x queries/s (target >= 10x); "
-          f"top-1 agreement {top1:.0%} (tokenizers differ: ours adds identifier pieces)")
+    print(
+        f"bm25 speed-up vs ragbisect: {ours_qps / theirs_qps:.1f}x queries/s (target >= 10x); "
+        f"top-1 agreement {top1:.0%} (tokenizers differ: ours adds identifier pieces)"
+    )
 
 
 def bench_dense(chunks: Sequence[Chunk], queries: Sequence[str], k: int, cache_dir: Path) -> None:
@@ -168,8 +172,10 @@ def dense_memory_child(n: int, queries: Sequence[str], k: int) -> None:
     latencies, _ = timed_queries(dense.retrieve, queries, k)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     matrix_mb = dense.matrix.nbytes / 2**20
-    print(f"dense at {n:,} chunks: matrix {matrix_mb:.0f} MB; RSS after model load {base:.0f} MB, "
-          f"peak {peak:.0f} MB (+{peak - base:.0f} MB); build {build:.1f} s")
+    print(
+        f"dense at {n:,} chunks: matrix {matrix_mb:.0f} MB; RSS after model load {base:.0f} MB, "
+        f"peak {peak:.0f} MB (+{peak - base:.0f} MB); build {build:.1f} s"
+    )
     report(f"dense (minilm), {n:,} synth.", build, latencies)
 
 
@@ -199,14 +205,27 @@ def main() -> None:
 
     queries = sample_queries(chunks, args.queries, args.seed)
     print(f"chunks: {len(chunks)} from {origin}; {len(queries)} queries (seed {args.seed}), k={args.k}")
-    print(f"machine: {len(__import__('os').sched_getaffinity(0))} cores, load average at start "
-          f"{Path('/proc/loadavg').read_text().split()[0]}")
+    print(
+        f"machine: {len(__import__('os').sched_getaffinity(0))} cores, load average at start "
+        f"{Path('/proc/loadavg').read_text().split()[0]}"
+    )
     bench_bm25(chunks, queries, args.k)
     if args.skip_dense:
         return
     bench_dense(chunks, queries, args.k, args.cache_dir)
-    child = [sys.executable, __file__, "--dense-memory-child", "--memory-chunks", str(args.memory_chunks),
-             "--memory-queries", str(args.memory_queries), "--seed", str(args.seed), "--k", str(args.k)]
+    child = [
+        sys.executable,
+        __file__,
+        "--dense-memory-child",
+        "--memory-chunks",
+        str(args.memory_chunks),
+        "--memory-queries",
+        str(args.memory_queries),
+        "--seed",
+        str(args.seed),
+        "--k",
+        str(args.k),
+    ]
     if args.chunks:
         child += ["--chunks", str(args.chunks)]
     subprocess.run(child, check=True)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 
 SECTIONS_PER_FILE = 20
 _WORDS = " ".join(
@@ -80,9 +80,7 @@ def build_corpus(root: Path, sections: int, *, seed: int = 7) -> int:
     return files
 
 
-def measure(
-    corpus: Path, store: Path, *, workers: int = 0, profile: bool = False
-) -> dict[str, Any]:
+def measure(corpus: Path, store: Path, *, workers: int = 0, profile: bool = False) -> dict[str, Any]:
     """Ingest ``corpus`` into a new ``store``, then re-ingest it unchanged.
 
     CPU time is reported for serial runs only (``workers=1``): worker
@@ -143,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         help="synthetic corpus size in sections (default 100000)",
     )
     parser.add_argument("--corpus", type=Path, help="ingest this folder instead of a synthetic one")
-    parser.add_argument(
-        "--workers", type=int, default=0, help="parser processes (default 0: automatic, as the CLI)"
-    )
+    parser.add_argument("--workers", type=int, default=0, help="parser processes (default 0: automatic, as the CLI)")
     parser.add_argument(
         "--profile",
         action="store_true",

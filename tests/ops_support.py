@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from contextpull.settings import SectionSettings
 
 ROOT = Path(__file__).resolve().parents[1]

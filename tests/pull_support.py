@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.ingest import ingest
-from contextpull.ops import Ops
-from contextpull.tools import call_json
+from contextpull.ingestion.run import ingest
+from contextpull.ops.operations import Ops
+from contextpull.tools.schemas import call_json
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 

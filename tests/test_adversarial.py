@@ -6,10 +6,10 @@ import sqlite3
 
 import pytest
 
-from contextpull.analyse import EMPTY
-from contextpull.discover import OUTSIDE_ROOT, SEEN_FOLDER
+from contextpull.ingestion.analyse import EMPTY
+from contextpull.ingestion.discover import OUTSIDE_ROOT, SEEN_FOLDER
 from contextpull.errors import FormatVersionError, NotAStore
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from contextpull.store import Store
 from contextpull.tokens import estimate_tokens
 

@@ -22,12 +22,10 @@ from pull_support import hits, store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
 from contextpull.eval.pull_record import PullRunFailed
-from contextpull.server import build_server
+from contextpull.server.app import build_server
 from pushpull.models import Ledger, RetryPolicy
 
 QUESTION = "How many days before departure must travel be booked?"
-
-
 
 
 @pytest.fixture
@@ -70,7 +68,10 @@ def test_ids_read_in_order_and_surfaced_after_them(store: Path, anthropic_env: A
         read = loop(store)
         assert read.retrieve(QUESTION, 5) == [first, second]
         surfaced = read.counting("surfaced")
-        assert surfaced.retrieve(QUESTION, 10) == [first, second, *[sid for sid in found if sid not in (first, second)]][:10]
+        assert (
+            surfaced.retrieve(QUESTION, 10)
+            == [first, second, *[sid for sid in found if sid not in (first, second)]][:10]
+        )
         assert len(fake.requests) == 5  # the surfaced row counted the same run, no new calls
         assert read.retrieve(QUESTION, 1) == [first]
     assert read.generate(QUESTION, []) == f"21 days [{first}]"
@@ -176,8 +177,11 @@ def test_a_refused_tool_call_goes_back_as_a_tool_error(store: Path, anthropic_en
 
 def test_a_replay_from_cache_makes_no_model_call(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
     top = hits(store, "travel booking")[0]
-    script = [anth.tool_reply("search", {"query": "travel booking"}), anth.tool_reply("read", {"id": top}),
-              anth.text_reply(f"ok [{top}]")]
+    script = [
+        anth.tool_reply("search", {"query": "travel booking"}),
+        anth.tool_reply("read", {"id": top}),
+        anth.text_reply(f"ok [{top}]"),
+    ]
     with AnthropicFake(script=script) as fake:
         anthropic_env(fake)
         first = loop(store, cache_dir=tmp_path)
@@ -227,8 +231,16 @@ def _reading_model(request: Request) -> dict[str, Any]:
 
 
 def test_concurrent_questions_each_use_their_own_store_connection(store: Path, anthropic_env: Any) -> None:
-    questions = ["travel booking", "error codes", "install", "data retention", "spec sheet", "troubleshooting",
-                 "changelog", "hotel rates"]
+    questions = [
+        "travel booking",
+        "error codes",
+        "install",
+        "data retention",
+        "spec sheet",
+        "troubleshooting",
+        "changelog",
+        "hotel rates",
+    ]
     with AnthropicFake(script=_reading_model) as fake:
         anthropic_env(fake)
         read = loop(store, concurrency=4)
@@ -270,8 +282,10 @@ class ScriptedLlama:
     def create_chat_completion(self, **request: Any) -> dict[str, Any]:
         self.schemas.append(request["response_format"]["schema"])
         text = json.dumps(self.replies[len(self.schemas) - 1])
-        return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 10}}
+        return {
+            "choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10},
+        }
 
 
 def _options(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -283,11 +297,13 @@ def test_strict_grammar_for_a_local_model(store: Path) -> None:
     from pushpull.models.metered import MeteredProvider
 
     found = hits(store, "travel booking")
-    llm = ScriptedLlama([
-        {"action": "search", "arguments": {"query": "travel booking"}},
-        {"action": "read", "arguments": {"id": found[1]}},
-        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[1]]}},
-    ])
+    llm = ScriptedLlama(
+        [
+            {"action": "search", "arguments": {"query": "travel booking"}},
+            {"action": "read", "arguments": {"id": found[1]}},
+            {"action": "answer", "answer": {"text": "21 days.", "cite": [found[1]]}},
+        ]
+    )
     provider = MeteredProvider(LocalProvider(llm, name="scripted"), ledger=Ledger())
     strict = ApiLoopRetriever(store, "local:scripted", mode="strict", provider=provider)
     assert strict.retrieve(QUESTION, 5) == [found[1]]

@@ -18,15 +18,14 @@ from pull_support import CORPUS, store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval.bench import BenchOptions, run_bench
 from contextpull.eval.pull_rows import BASELINE_ROW, ReadTopHits, leakage_lines, pull_rows, snippet_leakage
-from contextpull.ops import Ops
-from pushpull.metrics import summarize
+from contextpull.ops.operations import Ops
+from pushpull.scoring.metrics import summarize
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.questions import Question
-from pushpull.runner import run_row
+from pushpull.scoring.runner import run_row
 
 SPEC = "anthropic:claude-fake"
 READ, SURFACED, STRICT = (f"pull, {what} ({SPEC})" for what in ("ids read", "ids surfaced", "strict reads"))
-
 
 
 def _question(body: dict[str, Any]) -> str:
@@ -40,8 +39,9 @@ def agent_and_judge(request: Request) -> dict[str, Any]:
     if any(tool["name"] == "json_response" for tool in body.get("tools", [])):
         verdict = "(no passages)" not in _question(body)
         return anth.tool_reply("json_response", {"verdict": verdict, "reason": "scripted"})
-    results = [block for message in body["messages"] for block in message["content"]
-               if block.get("type") == "tool_result"]
+    results = [
+        block for message in body["messages"] for block in message["content"] if block.get("type") == "tool_result"
+    ]
     question = _question(body)
     if not results:
         return anth.tool_reply("search", {"query": question.removesuffix(" (snippets only)")})
@@ -94,7 +94,9 @@ def test_faithfulness_is_judged_against_reads_then_against_snippets(store: Path,
     judge = get_provider(SPEC, ledger=Ledger(), retry=RetryPolicy(attempts=1))
     questions = [
         Question(id="q1", q="travel booking", shape="conceptual", gold_chunk_ids=["x#0"], answer="an answer"),
-        Question(id="q2", q="error codes (snippets only)", shape="conceptual", gold_chunk_ids=["x#0"], answer="an answer"),
+        Question(
+            id="q2", q="error codes (snippets only)", shape="conceptual", gold_chunk_ids=["x#0"], answer="an answer"
+        ),
     ]
     summary = summarize(run_row(read_row, questions, 5, judge=judge).results, 5)
     assert summary.n_judged == 2 and summary.unread_answers == 1
@@ -102,9 +104,7 @@ def test_faithfulness_is_judged_against_reads_then_against_snippets(store: Path,
     assert summary.faithfulness_to_shown == 1.0  # but it is supported by the snippets it was shown
 
 
-def test_the_bench_runs_the_pull_rows_and_reports_snippet_leakage(
-    fake: AnthropicFake, tmp_path: Path
-) -> None:
+def test_the_bench_runs_the_pull_rows_and_reports_snippet_leakage(fake: AnthropicFake, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)
     result = run_bench(BenchOptions(corpus=corpus, push=[], pull=[SPEC], sample=3, n=20))

@@ -12,7 +12,7 @@ import pytest
 
 from contextpull.eval.bench import BenchOptions, export_chunks, run_bench
 from contextpull.eval.search_adapter import ContextPullSearch
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from pushpull.chunks import fingerprint
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "corpus"
@@ -40,7 +40,9 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def bench(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "contextpull", "bench", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "contextpull", "bench", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_bench_prints_one_table_and_writes_results(corpus: Path) -> None:
@@ -93,7 +95,11 @@ def test_search_adapter_returns_what_search_returns(corpus: Path, tmp_path: Path
 
 def test_bench_errors_are_one_line(tmp_path: Path, corpus: Path) -> None:
     missing = bench(tmp_path / "nope")
-    assert missing.returncode == 1 and "Traceback" not in missing.stderr and missing.stderr.startswith("contextpull: error:")
+    assert (
+        missing.returncode == 1
+        and "Traceback" not in missing.stderr
+        and missing.stderr.startswith("contextpull: error:")
+    )
     bad_shape = bench(corpus, "--shapes", "tabel")
     assert bad_shape.returncode == 2 and "unknown shape" in bad_shape.stderr
 
@@ -102,7 +108,10 @@ def test_a_judge_that_cannot_run_is_refused_before_any_work(corpus: Path) -> Non
     env_free = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_API_KEY")}
     done = subprocess.run(
         [sys.executable, "-m", "contextpull", "bench", str(corpus), "--push", "bm25", "--judge", "anthropic:claude-x"],
-        capture_output=True, text=True, timeout=300, env=env_free,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env_free,
     )
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "anthropic:claude-x" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr

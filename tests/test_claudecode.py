@@ -24,7 +24,6 @@ FAKE = Path(__file__).resolve().parent / "fakes" / "fake_claude.py"
 QUESTION = "travel booking deadline"
 
 
-
 @pytest.fixture
 def claude_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put an executable ``claude`` running the fake first on PATH; return the file its argv go to."""
@@ -81,7 +80,11 @@ def test_tool_errors_are_recorded_and_do_not_count_as_reads(
     pull = ClaudeCodeRetriever(store)
     assert pull.retrieve(QUESTION, 5) == [hits(store, QUESTION)[0]]
     run = pull.run(QUESTION)
-    assert [(call.name, call.is_error) for call in run.tool_calls] == [("read", True), ("search", False), ("read", False)]
+    assert [(call.name, call.is_error) for call in run.tool_calls] == [
+        ("read", True),
+        ("search", False),
+        ("read", False),
+    ]
     assert pull.stats()["errors"] == 1
     assert "--model" not in invocations(claude_log)[0]
 
@@ -106,9 +109,7 @@ def test_running_out_of_turns_is_recorded(store: Path, claude_log: Path, monkeyp
     assert pull.stats()["max_turns_hit"] == 1 and pull.stats()["by_tool"] == {"search": 3}
 
 
-def test_a_server_that_cannot_start_fails_before_any_claude_run(
-    store: Path, claude_log: Path, tmp_path: Path
-) -> None:
+def test_a_server_that_cannot_start_fails_before_any_claude_run(store: Path, claude_log: Path, tmp_path: Path) -> None:
     moved = tmp_path / "store.sqlite"
     moved.write_bytes(store.read_bytes())
     pull = ClaudeCodeRetriever(moved)

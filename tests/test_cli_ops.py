@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from ops_support import examples_store, write_corpus
 
-from contextpull.ingest import ingest
-from contextpull.tools import TOOLS
+from contextpull.ingestion.run import ingest
+from contextpull.tools.schemas import TOOLS
 
 CLI = [sys.executable, "-m", "contextpull"]
 
@@ -42,9 +42,14 @@ def test_index(store: Path) -> None:
 
 
 def test_search_json_and_text(store: Path) -> None:
-    data = json_of(run("search", "TX-4419", "--in", "reference/*", "--in", "guides", "--limit", "2", "--json", store=store))
+    data = json_of(
+        run("search", "TX-4419", "--in", "reference/*", "--in", "guides", "--limit", "2", "--json", store=store)
+    )
     assert data["hits"][0]["id"] == "reference/error-codes.md#2" and len(data["hits"]) <= 2
-    assert all("snippet" not in hit for hit in json_of(run("search", "terminal", "--snippet", "0", "--json", store=store))["hits"])
+    assert all(
+        "snippet" not in hit
+        for hit in json_of(run("search", "terminal", "--snippet", "0", "--json", store=store))["hits"]
+    )
     text = run("search", "travel allowance", store=store)
     assert text.returncode == 0 and text.stdout.startswith("[policies/travel-policy-")
 
@@ -53,7 +58,9 @@ def test_read_neighbours_grep(store: Path) -> None:
     read = json_of(run("read", "reference/spec-sheet.md#2", "--context", "1", "--json", store=store))
     assert read["table_header_added"] is True and read["before"][0]["id"] == "reference/spec-sheet.md#1"
     assert "[table header added]" in run("read", "reference/spec-sheet.md#2", store=store).stdout
-    near = json_of(run("neighbours", "reference/spec-sheet.md#2", "--before", "0", "--after", "1", "--json", store=store))
+    near = json_of(
+        run("neighbours", "reference/spec-sheet.md#2", "--before", "0", "--after", "1", "--json", store=store)
+    )
     assert near["table_header_section"]["id"] == "reference/spec-sheet.md#1" and near["before"] == []
     grep = json_of(run("grep", "tx-44", "--limit", "1", "--json", store=store))
     assert grep["truncated"] is True and len(grep["matches"]) == 1
@@ -128,8 +135,16 @@ def test_a_closed_pipe_is_not_a_traceback(store: Path, tmp_path: Path) -> None:
     big = tmp_path / "big.sqlite"
     docs = {f"d{n:03}.md": f"# Doc {n}\n\n" + "filler words here " * 400 + "\n" for n in range(60)}
     ingest(write_corpus(tmp_path / "big", docs), big)
-    for command in (f"search terminal --store {store}", f"export-chunks --store {big}", f"grep filler --limit 100 --store {big}"):
+    for command in (
+        f"search terminal --store {store}",
+        f"export-chunks --store {big}",
+        f"grep filler --limit 100 --store {big}",
+    ):
         proc = subprocess.run(
-            f"{sys.executable} -m contextpull {command} | head -1", shell=True, capture_output=True, text=True, timeout=60
+            f"{sys.executable} -m contextpull {command} | head -1",
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert proc.stdout.strip() and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr

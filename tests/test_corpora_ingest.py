@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contextpull.discover import UNSUPPORTED
-from contextpull.ingest import ingest
-from contextpull.sections import format_for
+from contextpull.ingestion.discover import UNSUPPORTED
+from contextpull.ingestion.run import ingest
+from contextpull.parse.sections import format_for
 from contextpull.store import Store
 from contextpull.tokens import estimate_tokens
 

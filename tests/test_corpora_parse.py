@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.decode import decode_bytes
-from contextpull.sections import format_for, parse_document
+from contextpull.parse.decode import decode_bytes
+from contextpull.parse.sections import format_for, parse_document
 from contextpull.settings import SectionSettings
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from contextpull.decode import Undecodable, decode_bytes
+from contextpull.parse.decode import Undecodable, decode_bytes
 
 
 def test_utf8_and_newlines_are_normalised() -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.discover import (
+from contextpull.ingestion.discover import (
     OUTSIDE_ROOT,
     SEEN_FOLDER,
     UNSUPPORTED,

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, write_corpus
 
 from contextpull.errors import BadFilter, OutOfRange, PatternRejected, WrongType
-from contextpull.grep import PATTERN_MAX, LineHit, RegexPattern, required_literal, trim_line
-from contextpull.ingest import ingest
-from contextpull.ops import Ops
+from contextpull.ops.grep import PATTERN_MAX, LineHit, RegexPattern, required_literal, trim_line
+from contextpull.ingestion.run import ingest
+from contextpull.ops.operations import Ops
 from contextpull.store import queries
 
 HOSTILE = "a" * 5000 + "b"
@@ -58,8 +58,16 @@ def test_prefix_of_a_code_matches_inside_the_code(ops: Ops) -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "line_part"),
-    [("strasse", "Straße"), ("STRAẞE", "Straße"), ("ß", "Straße"), ("İSTANBUL", "İstanbul"), ("FILE", "ﬁle"),
-     ("ﬁle", "ﬁle"), ("ÆRØ", "Ærø"), ("ǆemal", "ǅemal")],
+    [
+        ("strasse", "Straße"),
+        ("STRAẞE", "Straße"),
+        ("ß", "Straße"),
+        ("İSTANBUL", "İstanbul"),
+        ("FILE", "ﬁle"),
+        ("ﬁle", "ﬁle"),
+        ("ÆRØ", "Ærø"),
+        ("ǆemal", "ǅemal"),
+    ],
 )
 def test_unicode_case_folding(ops: Ops, pattern: str, line_part: str) -> None:
     matches = ops.grep(pattern).matches
@@ -93,9 +101,16 @@ def test_long_lines_are_trimmed_with_the_match_visible(ops: Ops) -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "error"),
-    [({"pattern": ""}, PatternRejected), ({"pattern": "x" * (PATTERN_MAX + 1)}, PatternRejected),
-     ({"pattern": "a\nb"}, PatternRejected), ({"pattern": 5}, WrongType), ({"limit": 0}, OutOfRange),
-     ({"limit": 101}, OutOfRange), ({"regex": "yes"}, WrongType), ({"pattern": "\udcff"}, PatternRejected)],
+    [
+        ({"pattern": ""}, PatternRejected),
+        ({"pattern": "x" * (PATTERN_MAX + 1)}, PatternRejected),
+        ({"pattern": "a\nb"}, PatternRejected),
+        ({"pattern": 5}, WrongType),
+        ({"limit": 0}, OutOfRange),
+        ({"limit": 101}, OutOfRange),
+        ({"regex": "yes"}, WrongType),
+        ({"pattern": "\udcff"}, PatternRejected),
+    ],
 )
 def test_argument_bounds(ops: Ops, kwargs: dict, error: type) -> None:
     with pytest.raises(error):
@@ -117,9 +132,14 @@ def test_regex_mode(ops: Ops) -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "reason"),
-    [("(a)\\1", "backreferences or lookaround"), ("(?=a)b", "backreferences or lookaround"),
-     ("(?<!a)b", "backreferences or lookaround"), ("(", "invalid regex"), ("a{2000}", "invalid regex"),
-     ("((((a{1000}){1000}){1000}){1000})", "")],
+    [
+        ("(a)\\1", "backreferences or lookaround"),
+        ("(?=a)b", "backreferences or lookaround"),
+        ("(?<!a)b", "backreferences or lookaround"),
+        ("(", "invalid regex"),
+        ("a{2000}", "invalid regex"),
+        ("((((a{1000}){1000}){1000}){1000})", ""),
+    ],
 )
 def test_regexes_re2_cannot_run_are_rejected_with_the_reason(ops: Ops, pattern: str, reason: str) -> None:
     with pytest.raises(PatternRejected) as caught:
@@ -140,7 +160,28 @@ def test_same_call_twice_is_identical(ops: Ops) -> None:
 
 
 # --- trigram candidates are exactly a full scan ------------------------------------
-TRICKY = ["ß", "SS", "ẞ", "İ", "i̇", "ı", "I", "ﬁ", "FI", "ǅ", "ǆ", "Σ", "ς", "σ", "K", "\u212a", "ſ", "Æ", "é", "e\u0301"]
+TRICKY = [
+    "ß",
+    "SS",
+    "ẞ",
+    "İ",
+    "i̇",
+    "ı",
+    "I",
+    "ﬁ",
+    "FI",
+    "ǅ",
+    "ǆ",
+    "Σ",
+    "ς",
+    "σ",
+    "K",
+    "\u212a",
+    "ſ",
+    "Æ",
+    "é",
+    "e\u0301",
+]
 
 
 @st.composite
@@ -197,8 +238,17 @@ def test_required_literal_is_in_every_match(pattern: str, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "literal"),
-    [("TX-\\d+", "TX-"), ("abc|def", None), ("(abc|x)defg", "defg"), ("ab?cdef", "cdef"), ("\\x41BCD", None),
-     ("cache\\.dir", "cache.dir"), ("[]abc]xyz", "xyz"), ("(?i)hello", "hello"), ("colou?r", "colo")],
+    [
+        ("TX-\\d+", "TX-"),
+        ("abc|def", None),
+        ("(abc|x)defg", "defg"),
+        ("ab?cdef", "cdef"),
+        ("\\x41BCD", None),
+        ("cache\\.dir", "cache.dir"),
+        ("[]abc]xyz", "xyz"),
+        ("(?i)hello", "hello"),
+        ("colou?r", "colo"),
+    ],
 )
 def test_required_literal_examples(pattern: str, literal: str | None) -> None:
     assert required_literal(pattern) == literal
@@ -206,7 +256,9 @@ def test_required_literal_examples(pattern: str, literal: str | None) -> None:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pattern=regexes())
-def test_regex_grep_with_prefilter_equals_a_full_scan(ops: Ops, sections: list[queries.SectionRow], pattern: str) -> None:
+def test_regex_grep_with_prefilter_equals_a_full_scan(
+    ops: Ops, sections: list[queries.SectionRow], pattern: str
+) -> None:
     try:
         compiled = RegexPattern(pattern)
     except PatternRejected:

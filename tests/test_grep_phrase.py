@@ -47,9 +47,35 @@ def test_phrase_shapes() -> None:
     assert word_phrase("x naïve a b") == 'body : "a b" *'
 
 
-WORDS = ["cache", "index", "Cache", "INDEX", "tool.uv.sources", "UV_CACHE_DIR", "--no-cache", "TX-4419",
-         "straße", "STRASSE", "\u212aelvin", "kelvin", "ſtop", "stop", "ﬁle", "file", "İstanbul", "a", "b",
-         "3.12", "x_y", "naïve", "café", "(cache)", "index.", "`cache`", "cache,"]
+WORDS = [
+    "cache",
+    "index",
+    "Cache",
+    "INDEX",
+    "tool.uv.sources",
+    "UV_CACHE_DIR",
+    "--no-cache",
+    "TX-4419",
+    "straße",
+    "STRASSE",
+    "\u212aelvin",
+    "kelvin",
+    "ſtop",
+    "stop",
+    "ﬁle",
+    "file",
+    "İstanbul",
+    "a",
+    "b",
+    "3.12",
+    "x_y",
+    "naïve",
+    "café",
+    "(cache)",
+    "index.",
+    "`cache`",
+    "cache,",
+]
 SEPARATORS = [" ", " ", " ", "  ", "\n", "\t", ", ", " - "]
 
 
@@ -74,7 +100,9 @@ def build_store(path: Path, bodies: list[str]) -> sqlite3.Connection:
 
 @settings(max_examples=150, deadline=None)
 @given(bodies=st.lists(texts(), min_size=1, max_size=4), data=st.data())
-def test_every_section_containing_the_needle_matches_the_phrase(tmp_path_factory, bodies: list[str], data: st.DataObject) -> None:
+def test_every_section_containing_the_needle_matches_the_phrase(
+    tmp_path_factory, bodies: list[str], data: st.DataObject
+) -> None:
     source = data.draw(st.sampled_from(bodies))
     start = data.draw(st.integers(0, len(source) - 1))
     needle = source[start : start + data.draw(st.integers(3, 40))]
@@ -85,7 +113,9 @@ def test_every_section_containing_the_needle_matches_the_phrase(tmp_path_factory
     conn = build_store(tmp_path_factory.getbasetemp() / "phrase.sqlite", bodies)
     try:
         ids = [rowid for (rowid,) in conn.execute("SELECT id FROM sections ORDER BY ordinal")]
-        matched = {rowid for (rowid,) in conn.execute("SELECT rowid FROM sections_fts WHERE sections_fts MATCH ?", (phrase,))}
+        matched = {
+            rowid for (rowid,) in conn.execute("SELECT rowid FROM sections_fts WHERE sections_fts MATCH ?", (phrase,))
+        }
     finally:
         conn.close()
     for rowid, body in zip(ids, bodies, strict=True):

@@ -4,7 +4,7 @@ import pytest
 
 from contextpull.errors import BadFilter
 from contextpull.index import SUMMARY_SOURCE, build_index, index_for_prefix, normalise_prefix
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from contextpull.store import DocumentEntry, Store
 from contextpull.tokens import estimate_tokens
 
@@ -41,9 +41,7 @@ def test_falls_back_to_titles_compact_then_hierarchical():
     titles = build_index(docs, fingerprint=FP, budget=full.tokens - 1)
     assert titles.mode == "titles" and f"- {docs[0].path} — {docs[0].title} (" in titles.text
     compact = build_index(docs, fingerprint=FP, budget=titles.tokens - 1)
-    assert (
-        compact.mode == "compact" and f"- {docs[0].path} ({docs[0].section_count})" in compact.text
-    )
+    assert compact.mode == "compact" and f"- {docs[0].path} ({docs[0].section_count})" in compact.text
     grouped = build_index(docs, fingerprint=FP, budget=compact.tokens - 1)
     assert grouped.mode == "hierarchical"
     assert 'index(prefix="folder/")' in grouped.text

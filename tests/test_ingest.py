@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.analyse import EMPTY
+from contextpull.ingestion.analyse import EMPTY
 from contextpull.cli import main
 from contextpull.errors import StoreLocked
-from contextpull.ingest import corpus_fingerprint, default_store_path, ingest
+from contextpull.ingestion.run import corpus_fingerprint, default_store_path, ingest
 from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from contextpull.store.writer import StoreWriter
@@ -180,7 +180,7 @@ _KILLABLE = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from contextpull.ingest import ingest
+    from contextpull.ingestion.run import ingest
 
     def pause(done, total):
         if done == 50:
@@ -287,15 +287,12 @@ def _store_content(store_path: Path) -> tuple[list[tuple], str]:
 
 def test_parallel_ingest_equals_serial(make_corpus, tmp_path):
     files = {
-        f"part{i % 3}/doc{i:03}.md": f"# Doc {i}\n\n## A\n\nAlpha {i}.\n\n## B\n\nBeta `x.{i}`.\n"
-        for i in range(60)
+        f"part{i % 3}/doc{i:03}.md": f"# Doc {i}\n\n## A\n\nAlpha {i}.\n\n## B\n\nBeta `x.{i}`.\n" for i in range(60)
     }
     root = make_corpus({**files, "empty.md": "", "bin.md": b"\x00" * 10})
     serial = ingest(root, tmp_path / "serial.sqlite", workers=1)
     parallel = ingest(root, tmp_path / "parallel.sqlite", workers=2)
-    assert _store_content(tmp_path / "serial.sqlite") == _store_content(
-        tmp_path / "parallel.sqlite"
-    )
+    assert _store_content(tmp_path / "serial.sqlite") == _store_content(tmp_path / "parallel.sqlite")
     assert serial.skipped == parallel.skipped and serial.fingerprint == parallel.fingerprint
 
 

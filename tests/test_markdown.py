@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextpull.markdown import outline, strip_inline
+from contextpull.parse.markdown import outline, strip_inline
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -42,7 +42,7 @@ def test_mkdocs_admonition_and_tabs_are_one_container() -> None:
     assert text[first.start : first.end].endswith("    ```\n\n")
     # paragraph breaks outside the fence are the only places a container may be cut
     assert [text[c : c + 10] for c in first.cuts] == ["    ## Not", "    ```tom"]
-    fence = text.index('    ```toml')
+    fence = text.index("    ```toml")
     assert any(start == fence for start, _ in result.code)
 
 

@@ -1,4 +1,4 @@
-"""contextpull.markdown's faster markdown-it rules (lean tables, normalise only when needed) change no token."""
+"""contextpull.parse.markdown's faster markdown-it rules (lean tables, normalise only when needed) change no token."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from contextpull.markdown import _MD
+from contextpull.parse.markdown import _MD
 
 STOCK = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable(["inline", "text_join"])
 TABLE_INNER = ("thead_", "tbody_", "tr_", "th_", "td_")
@@ -36,9 +36,32 @@ def assert_same(text: str) -> None:
 
 
 LINES = [
-    "| a | b |", "|---|---|", "| :-- | --: |", "a | b", "--- | ---", "| x |", "|", "| a \\| b | c |",
-    "x \\|", "| a | b | c | d |", "", "  | indented |", "    | code |", "> quote", "- item", "1. item",
-    "# heading", "```", "~~~", "<div>", "***", "text", "| a\\\\| b |", "|-|", ":-:|:-:", "\t| tab |",
+    "| a | b |",
+    "|---|---|",
+    "| :-- | --: |",
+    "a | b",
+    "--- | ---",
+    "| x |",
+    "|",
+    "| a \\| b | c |",
+    "x \\|",
+    "| a | b | c | d |",
+    "",
+    "  | indented |",
+    "    | code |",
+    "> quote",
+    "- item",
+    "1. item",
+    "# heading",
+    "```",
+    "~~~",
+    "<div>",
+    "***",
+    "text",
+    "| a\\\\| b |",
+    "|-|",
+    ":-:|:-:",
+    "\t| tab |",
 ]
 
 
@@ -49,7 +72,10 @@ def test_table_extent_matches_the_stock_rule(lines: list[str]) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(prefix=st.sampled_from(["", "> ", "- ", "1. ", "   "]), body=st.lists(st.sampled_from(LINES), min_size=2, max_size=8))
+@given(
+    prefix=st.sampled_from(["", "> ", "- ", "1. ", "   "]),
+    body=st.lists(st.sampled_from(LINES), min_size=2, max_size=8),
+)
 def test_nested_tables_match_the_stock_rule(prefix: str, body: list[str]) -> None:
     assert_same("\n".join(prefix + line for line in body) + "\n")
 

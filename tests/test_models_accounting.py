@@ -31,7 +31,9 @@ BASE = dict(system="s", tools=None, json_schema=None, max_tokens=10, temperature
         ("anthropic", "claude-unknown", None),
     ],
 )
-def test_prices_match_the_model_or_its_dated_snapshot(provider: str, model: str, price: tuple[float, float] | None) -> None:
+def test_prices_match_the_model_or_its_dated_snapshot(
+    provider: str, model: str, price: tuple[float, float] | None
+) -> None:
     assert price_per_mtok(provider, model) == price
 
 

@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 
-from pushpull.models import Ledger, Message, MeteredProvider, ModelError, NoModelConfigured, ToolCall, get_provider, local_model
+from pushpull.models import (
+    Ledger,
+    Message,
+    MeteredProvider,
+    ModelError,
+    NoModelConfigured,
+    ToolCall,
+    get_provider,
+    local_model,
+)
 from pushpull.models.cache import CompletionCache
 from pushpull.models.local_provider import action_schema, tool_instructions
 from pushpull.models.local_provider import LocalProvider, turn_schema
@@ -55,14 +64,18 @@ class ScriptedLlama:
         return {
             "id": "chatcmpl-local",
             "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": self.finish_reason}],
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": self.finish_reason}
+            ],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()), "total_tokens": 0},
         }
 
 
 def test_tools_constrain_the_turn_to_one_action_or_the_answer() -> None:
     llm = ScriptedLlama(['{"action": "search", "arguments": {"query": "install"}}'])
-    completion = LocalProvider(llm, name="fake").complete([Message("user", "How to install?")], system="Docs helper.", tools=[SEARCH, READ])
+    completion = LocalProvider(llm, name="fake").complete(
+        [Message("user", "How to install?")], system="Docs helper.", tools=[SEARCH, READ]
+    )
 
     assert completion.tool_calls == (ToolCall("call_1", "search", {"query": "install"}),)
     assert completion.text == "" and completion.stop_reason == "tool_use"
@@ -117,7 +130,9 @@ def test_a_caller_schema_narrows_the_turn() -> None:
     narrowed = turn_schema([READ], allow_answer=False)
     assert narrowed["properties"]["action"] == {"const": "read"}
     llm = ScriptedLlama(['{"action": "read", "arguments": {"id": "a#1"}}'])
-    completion = LocalProvider(llm, name="fake").complete([Message("user", "q")], tools=[SEARCH, READ], json_schema=narrowed)
+    completion = LocalProvider(llm, name="fake").complete(
+        [Message("user", "q")], tools=[SEARCH, READ], json_schema=narrowed
+    )
     assert llm.calls[0]["response_format"]["schema"] == narrowed
     assert completion.tool_calls[0].name == "read"
 
@@ -129,7 +144,9 @@ def test_plain_and_json_replies_without_tools() -> None:
 
     schema = {"type": "object", "properties": {"q": {"type": "string"}}}
     llm = ScriptedLlama(['{"q": "why?"}'])
-    assert json.loads(LocalProvider(llm, name="fake").complete([Message("user", "hi")], json_schema=schema).text) == {"q": "why?"}
+    assert json.loads(LocalProvider(llm, name="fake").complete([Message("user", "hi")], json_schema=schema).text) == {
+        "q": "why?"
+    }
     assert llm.calls[0]["response_format"] == {"type": "json_object", "schema": schema}
 
 
@@ -148,7 +165,10 @@ def test_a_reply_that_is_not_an_action_is_an_error() -> None:
 def test_calls_into_one_model_never_overlap() -> None:
     llm = ScriptedLlama(['{"action": "answer", "answer": "x"}'], delay=0.01)
     provider = LocalProvider(llm, name="fake")
-    threads = [threading.Thread(target=provider.complete, args=([Message("user", f"q{n}")],), kwargs={"tools": [SEARCH]}) for n in range(6)]
+    threads = [
+        threading.Thread(target=provider.complete, args=([Message("user", f"q{n}")],), kwargs={"tools": [SEARCH]})
+        for n in range(6)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -212,7 +232,11 @@ def test_the_grammar_offers_only_required_arguments() -> None:
         "description": "find sections",
         "input_schema": {
             "type": "object",
-            "properties": {"query": {"type": "string", "minLength": 1}, "in": {"type": "string"}, "limit": {"type": "integer"}},
+            "properties": {
+                "query": {"type": "string", "minLength": 1},
+                "in": {"type": "string"},
+                "limit": {"type": "integer"},
+            },
             "required": ["query"],
             "additionalProperties": False,
         },

@@ -20,7 +20,9 @@ from pushpull.models.local_provider import turn_schema
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"),
-    pytest.mark.skipif(not local_model.bundled_model_path().is_file(), reason="run `pushpull models install-local` first"),
+    pytest.mark.skipif(
+        not local_model.bundled_model_path().is_file(), reason="run `pushpull models install-local` first"
+    ),
 ]
 
 LOOKUP = {
@@ -52,7 +54,14 @@ def test_forced_tool_call_then_answer_from_the_result() -> None:
 
 def test_install_local_is_idempotent_and_prints_the_path() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pushpull.cli", "models", "install-local", "--json"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "pushpull", "models", "install-local", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     data = json.loads(result.stdout)
-    assert data == {"path": str(local_model.bundled_model_path()), "bytes": local_model.BUNDLED_BYTES, "sha256": local_model.BUNDLED_SHA256}
+    assert data == {
+        "path": str(local_model.bundled_model_path()),
+        "bytes": local_model.BUNDLED_BYTES,
+        "sha256": local_model.BUNDLED_SHA256,
+    }

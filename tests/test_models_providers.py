@@ -80,7 +80,9 @@ def test_anthropic_text_completion_is_sent_and_counted(anthropic_env) -> None:
 
 
 def test_anthropic_tool_call_round_trip(anthropic_env) -> None:
-    fake = anthropic_env([tool_reply("search", {"query": "install"}, id="toolu_1", text="Let me look."), text_reply("Use uv.")])
+    fake = anthropic_env(
+        [tool_reply("search", {"query": "install"}, id="toolu_1", text="Let me look."), text_reply("Use uv.")]
+    )
     provider = get_provider("anthropic:claude-haiku-4-5", ledger=Ledger(), retry=FAST)
 
     first = provider.complete(HELLO, tools=[SEARCH])
@@ -228,7 +230,9 @@ def test_anthropic_json_schema_wraps_a_non_object_schema(anthropic_env) -> None:
 def test_anthropic_json_schema_beside_tools_is_structured_output(anthropic_env) -> None:
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
     fake = anthropic_env([text_reply('{"answer": "x"}')])
-    completion = get_provider("anthropic:claude-sonnet-4-6", ledger=Ledger()).complete(HELLO, tools=[SEARCH], json_schema=schema)
+    completion = get_provider("anthropic:claude-sonnet-4-6", ledger=Ledger()).complete(
+        HELLO, tools=[SEARCH], json_schema=schema
+    )
     assert completion.text == '{"answer": "x"}'
     body = fake.bodies[0]
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
@@ -272,7 +276,9 @@ def test_parallel_calls_through_one_provider_are_all_counted(anthropic_env, tmp_
 def test_openai_text_completion(openai_env) -> None:
     fake = openai_env([openai_text("Paris.", tokens_in=30, tokens_out=2)])
     ledger = Ledger()
-    completion = get_provider("openai:gpt-4o-mini", ledger=ledger).complete([Message("user", "Capital?")], system="Brief.", max_tokens=20)
+    completion = get_provider("openai:gpt-4o-mini", ledger=ledger).complete(
+        [Message("user", "Capital?")], system="Brief.", max_tokens=20
+    )
     assert completion.text == "Paris." and completion.stop_reason == "stop"
     assert completion.usage.usd == pytest.approx((30 * 0.15 + 2 * 0.60) / 1e6)
     body = fake.bodies[0]
@@ -289,7 +295,10 @@ def test_openai_tool_call_round_trip(openai_env) -> None:
     assert first.tool_calls == (ToolCall("call_1", "search", {"query": "install"}),)
     assert first.stop_reason == "tool_calls"
     assert fake.bodies[0]["tools"] == [
-        {"type": "function", "function": {"name": "search", "description": "Find sections.", "parameters": SEARCH["input_schema"]}}
+        {
+            "type": "function",
+            "function": {"name": "search", "description": "Find sections.", "parameters": SEARCH["input_schema"]},
+        }
     ]
     turns = HELLO + [
         Message("assistant", "", tool_calls=first.tool_calls),
@@ -300,7 +309,9 @@ def test_openai_tool_call_round_trip(openai_env) -> None:
     assert sent[1] == {
         "role": "assistant",
         "content": "",
-        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"query": "install"}'}}],
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"query": "install"}'}}
+        ],
     }
     assert sent[2] == {"role": "tool", "tool_call_id": "call_1", "content": "guides/install.md#1"}
 
@@ -353,7 +364,9 @@ def test_malformed_spec_is_a_model_error(spec: str) -> None:
         get_provider(spec)
 
 
-@pytest.mark.parametrize(("spec", "variable"), [("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"), ("openai:gpt-4o", "OPENAI_API_KEY")])
+@pytest.mark.parametrize(
+    ("spec", "variable"), [("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"), ("openai:gpt-4o", "OPENAI_API_KEY")]
+)
 def test_missing_key_means_no_usable_model(spec: str, variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(variable, raising=False)
     with pytest.raises(NoModelConfigured, match=variable):

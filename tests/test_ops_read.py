@@ -9,8 +9,8 @@ import pytest
 from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, examples_store, small_store, write_corpus
 
 from contextpull.errors import BadFilter, OutOfRange, UnknownSection, WrongType
-from contextpull.ingest import ingest
-from contextpull.ops import Ops
+from contextpull.ingestion.run import ingest
+from contextpull.ops.operations import Ops
 from contextpull.store import queries
 
 
@@ -83,8 +83,16 @@ def test_unknown_ids_suggest_what_to_do(ops: Ops, bad: str, hint: str) -> None:
         ops.neighbours(bad)
 
 
-@pytest.mark.parametrize(("kwargs", "error"), [({"context": -1}, OutOfRange), ({"context": 6}, OutOfRange),
-                                               ({"context": 1.5}, WrongType), ({"id": 3}, WrongType), ({"id": ""}, OutOfRange)])
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"context": -1}, OutOfRange),
+        ({"context": 6}, OutOfRange),
+        ({"context": 1.5}, WrongType),
+        ({"id": 3}, WrongType),
+        ({"id": ""}, OutOfRange),
+    ],
+)
 def test_read_argument_bounds(ops: Ops, kwargs: dict, error: type) -> None:
     with pytest.raises(error):
         ops.read(**{"id": "guides/install.md#0", **kwargs})
@@ -129,7 +137,9 @@ def test_chunks_cover_every_section_in_order_as_read_shows_them(ops: Ops) -> Non
     chunks = list(ops.chunks())
     count = ops.store.conn.execute("SELECT count(*) FROM sections").fetchone()[0]
     assert len(chunks) == count
-    assert [c["id"] for c in chunks] == [c["id"] for c in sorted(chunks, key=lambda c: (c["source"], int(c["id"].rsplit("#", 1)[1])))]
+    assert [c["id"] for c in chunks] == [
+        c["id"] for c in sorted(chunks, key=lambda c: (c["source"], int(c["id"].rsplit("#", 1)[1])))
+    ]
     by_id = {c["id"]: c for c in chunks}
     assert by_id[TABLE_PART]["text"] == ops.read(TABLE_PART).section.text
     assert by_id[TABLE_PART]["source"] == "reference/spec-sheet.md"

@@ -8,11 +8,11 @@ import pytest
 from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
 
 from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
-from contextpull.ingest import ingest
-from contextpull.ops import Ops
-from contextpull.ranking import RANK_CAP, definition_strength, passes
+from contextpull.ingestion.run import ingest
+from contextpull.ops.operations import Ops
+from contextpull.ops.ranking import RANK_CAP, definition_strength, passes
 from contextpull.settings import SectionSettings
-from contextpull.snippets import MARK, make_snippet
+from contextpull.ops.snippets import MARK, make_snippet
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +89,30 @@ def test_bad_filters_name_the_top_level_paths(ops: Ops, bad: object) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', '""', "*", "NEAR(", "NEAR(a b)", "AND", "a AND b OR", "-x", "^start", "col:value", "(", ")", "a*", '"open',
-     "heading:cache", "{heading}: cache", "x NOT y", "+", "'", "\\", "%", "_"],
+    [
+        '"',
+        '""',
+        "*",
+        "NEAR(",
+        "NEAR(a b)",
+        "AND",
+        "a AND b OR",
+        "-x",
+        "^start",
+        "col:value",
+        "(",
+        ")",
+        "a*",
+        '"open',
+        "heading:cache",
+        "{heading}: cache",
+        "x NOT y",
+        "+",
+        "'",
+        "\\",
+        "%",
+        "_",
+    ],
 )
 def test_fts_syntax_never_raises_sqlite_errors(ops: Ops, query: str) -> None:
     try:
@@ -159,7 +181,10 @@ def test_make_snippet_cuts_at_words_and_marks_whole_tokens() -> None:
     snippet = make_snippet(text, ["cache"], 60)
     assert f"{MARK}UV_CACHE_DIR{MARK}" in snippet
     assert snippet.startswith("…") and snippet.endswith("…")
-    assert all(word in {"alpha", "omega", "the", "variable", f"{MARK}UV_CACHE_DIR{MARK}"} for word in snippet.strip("…").split())
+    assert all(
+        word in {"alpha", "omega", "the", "variable", f"{MARK}UV_CACHE_DIR{MARK}"}
+        for word in snippet.strip("…").split()
+    )
     assert make_snippet("# Title\n\nbody text here", ["title"], 50) == "body text here"
 
 

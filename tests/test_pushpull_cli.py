@@ -29,16 +29,22 @@ class Broken:
 
 
 def pushpull(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pushpull.cli", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pushpull", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_build_evalset_then_reuse(tmp_path: Path) -> None:
     chunks = chunk_file(tmp_path)
-    first = pushpull("build-evalset", "--chunks", chunks, "--shapes", "table,aggregation", "--out", "out", "--json", cwd=tmp_path)
+    first = pushpull(
+        "build-evalset", "--chunks", chunks, "--shapes", "table,aggregation", "--out", "out", "--json", cwd=tmp_path
+    )
     assert first.returncode == 0, first.stderr
     info = json.loads(first.stdout)
     assert info["cached"] is False and info["counts"]["table"] > 0 and info["counts"]["aggregation"] > 0
-    second = pushpull("build-evalset", "--chunks", chunks, "--shapes", "table,aggregation", "--out", "out", cwd=tmp_path)
+    second = pushpull(
+        "build-evalset", "--chunks", chunks, "--shapes", "table,aggregation", "--out", "out", cwd=tmp_path
+    )
     assert second.returncode == 0 and second.stdout.startswith("reused cached eval set")
     assert "spend: no model calls" in second.stderr
 
@@ -47,8 +53,20 @@ def test_run_prints_one_table_and_writes_the_folder(tmp_path: Path) -> None:
     chunks = chunk_file(tmp_path)
     (tmp_path / "adapter.py").write_text(ADAPTER)
     done = pushpull(
-        "run", "--chunks", chunks, "--adapter", "adapter.py:FirstWords", "--adapter", "adapter.py:Broken",
-        "--push", "bm25", "--k", "3", "--out", "out", cwd=tmp_path,
+        "run",
+        "--chunks",
+        chunks,
+        "--adapter",
+        "adapter.py:FirstWords",
+        "--adapter",
+        "adapter.py:Broken",
+        "--push",
+        "bm25",
+        "--k",
+        "3",
+        "--out",
+        "out",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -61,15 +79,35 @@ def test_run_prints_one_table_and_writes_the_folder(tmp_path: Path) -> None:
     assert "spend: no model calls" in done.stdout
     out = tmp_path / "out"
     assert (out / "results.json").exists() and (out / "misses.jsonl").exists()
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["adapter.py-Broken.trec", "adapter.py-FirstWords.trec", "bm25.trec"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == [
+        "adapter.py-Broken.trec",
+        "adapter.py-FirstWords.trec",
+        "bm25.trec",
+    ]
 
 
 def test_run_json_with_a_questions_file(tmp_path: Path) -> None:
     chunks = chunk_file(tmp_path)
     (tmp_path / "adapter.py").write_text(ADAPTER)
-    assert pushpull("build-evalset", "--chunks", chunks, "--shapes", "table", "--out", "out", cwd=tmp_path).returncode == 0
+    assert (
+        pushpull("build-evalset", "--chunks", chunks, "--shapes", "table", "--out", "out", cwd=tmp_path).returncode == 0
+    )
     (questions,) = (tmp_path / "out" / "evalsets").glob("evalset-*.jsonl")
-    done = pushpull("run", "--chunks", chunks, "--questions", questions, "--adapter", "adapter.py:FirstWords", "--push", "none", "--json", "--out", "o2", cwd=tmp_path)
+    done = pushpull(
+        "run",
+        "--chunks",
+        chunks,
+        "--questions",
+        questions,
+        "--adapter",
+        "adapter.py:FirstWords",
+        "--push",
+        "none",
+        "--json",
+        "--out",
+        "o2",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [row["name"] for row in data["rows"]] == ["adapter.py:FirstWords"]

@@ -32,7 +32,14 @@ def by_shape(questions: list[Question], shape: str) -> list[Question]:
 
 def test_identifiers_and_rarity() -> None:
     text = "Set UV_CACHE_DIR or pass --no-cache; TX-4419 and payment_declined; tool.uv.sources; 0.4.1"
-    assert set(find_identifiers(text)) >= {"UV_CACHE_DIR", "--no-cache", "TX-4419", "payment_declined", "tool.uv.sources", "0.4.1"}
+    assert set(find_identifiers(text)) >= {
+        "UV_CACHE_DIR",
+        "--no-cache",
+        "TX-4419",
+        "payment_declined",
+        "tool.uv.sources",
+        "0.4.1",
+    }
     assert not is_rare("ab", 1, 100)
     assert is_rare("abc", 5, 100) and not is_rare("abc", 6, 100)
     assert is_rare("abc", 1, 3)  # one holder is always rare, however small the corpus
@@ -42,7 +49,9 @@ def test_aggregation_finds_numbered_and_snake_case_families() -> None:
     assert family_keys("TX-4419") == ["TX-44xx"]
     assert family_keys("payment_declined") == ["payment_*"]  # a shared last word (*_declined, *_URL) is no namespace
     assert family_keys("PIP_INDEX_URL") == ["PIP_*"]
-    assert family_keys("my_app") == family_keys("example_ext") == family_keys("ab_cd") == []  # placeholders, short stems
+    assert (
+        family_keys("my_app") == family_keys("example_ext") == family_keys("ab_cd") == []
+    )  # placeholders, short stems
     families = find_families(CHUNKS, max_gold=5)
     assert families["TX-44xx"][:2] == (["TX-4401", "TX-4419", "TX-4420"], ["errors.md#0", "errors.md#1", "codes.md#0"])
     assert families["payment_*"][:2] == (["payment_declined", "payment_expired"], ["errors.md#1", "codes.md#0"])
@@ -58,7 +67,11 @@ def test_aggregation_gold_is_where_members_are_documented_and_families_are_compl
     names, gold, mentions = find_families(defined, max_gold=5)["ZED_*"]
     assert (names, gold, mentions) == (["ZED_ALPHA", "ZED_BETA"], ["a.md#0", "b.md#0"], ["a.md#0", "b.md#0", "c.md#0"])
     (question,) = build_evalset(defined, shapes=["aggregation"], n=5).questions
-    assert question.gold_chunk_ids == ["a.md#0", "b.md#0"] and question.equivalent_gold == ["a.md#0", "b.md#0", "c.md#0"]
+    assert question.gold_chunk_ids == ["a.md#0", "b.md#0"] and question.equivalent_gold == [
+        "a.md#0",
+        "b.md#0",
+        "c.md#0",
+    ]
     # a member mentioned (never defined) in many chunks would make the answer incomplete or the gold huge: not asked
     crowded = [*defined, *(Chunk(f"n{i}.md#0", f"Note {i}: ZED_GAMMA appears here too.", f"n{i}.md") for i in range(6))]
     assert "ZED_*" not in find_families(crowded, max_gold=5)
@@ -88,7 +101,10 @@ def test_table_questions_ask_one_cell_with_gold_and_equivalent_gold() -> None:
     enterprise = questions["Enterprise"]
     assert enterprise.gold_chunk_ids == ["fees.md#1", "fees.md#0"]
     assert enterprise.answer in {"$900", "500"}
-    assert enterprise.q in {"What is the Monthly fee of Enterprise in Fees?", "What is the Seats of Enterprise in Fees?"}
+    assert enterprise.q in {
+        "What is the Monthly fee of Enterprise in Fees?",
+        "What is the Seats of Enterprise in Fees?",
+    }
     tokyo = questions["Tokyo"]
     assert tokyo.q == "What is the Daily cap of Tokyo in Limits?" and tokyo.answer == "250"
     assert tokyo.gold_chunk_ids == ["limits.md#0"]
@@ -155,7 +171,9 @@ def test_near_duplicates_pair_versions_across_documents() -> None:
 def test_dedupe_drops_repeated_identifiers_and_near_identical_questions() -> None:
     qs = [
         Question("", "What does MAX_RETRY_BUDGET control?", "exact_lookup", ["a"], identifier="MAX_RETRY_BUDGET"),
-        Question("", "What is MAX_RETRY_BUDGET for in the config?", "exact_lookup", ["b"], identifier="MAX_RETRY_BUDGET"),
+        Question(
+            "", "What is MAX_RETRY_BUDGET for in the config?", "exact_lookup", ["b"], identifier="MAX_RETRY_BUDGET"
+        ),
         Question("", "How do refunds work for annual plans?", "conceptual", ["c"]),
         Question("", "How do refunds work for annual plans ?", "conceptual", ["d"]),
     ]
@@ -168,7 +186,13 @@ def model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-u
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
         ledger = Ledger()
-        yield fake, get_provider("anthropic:claude-fake", cache_dir=tmp_path / "models", ledger=ledger, retry=RetryPolicy(attempts=1)), ledger
+        yield (
+            fake,
+            get_provider(
+                "anthropic:claude-fake", cache_dir=tmp_path / "models", ledger=ledger, retry=RetryPolicy(attempts=1)
+            ),
+            ledger,
+        )
 
 
 def test_model_phrased_shapes_through_the_model_layer(model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -182,16 +206,24 @@ def test_model_phrased_shapes_through_the_model_layer(model, tmp_path: Path) -> 
     assert (lookups[QUOTED_ON_RETRY].q, lookups[QUOTED_ON_RETRY].phrasing) == ("What does TX-4419 control?", "model")
     never = lookups[NEVER_QUOTED]
     assert (never.q, never.phrasing, never.answer) == ("What is TX-4420?", "template", "TX-4420 signals a timeout.")
-    assert evalset.template_fallbacks == {"exact_lookup": 1} and evalset.info()["template_fallbacks"] == {"exact_lookup": 1}
-    assert evalset.template_lines() == ["template-worded questions (the model's wording failed the checks): exact_lookup 1 of 4"]
+    assert evalset.template_fallbacks == {"exact_lookup": 1} and evalset.info()["template_fallbacks"] == {
+        "exact_lookup": 1
+    }
+    assert evalset.template_lines() == [
+        "template-worded questions (the model's wording failed the checks): exact_lookup 1 of 4"
+    ]
     conceptual = by_shape(evalset.questions, "conceptual")
-    assert conceptual and all(len(q.gold_chunk_ids) == 1 and q.q.startswith("How does") and q.phrasing == "model" for q in conceptual)
+    assert conceptual and all(
+        len(q.gold_chunk_ids) == 1 and q.q.startswith("How does") and q.phrasing == "model" for q in conceptual
+    )
     (comparison,) = by_shape(evalset.questions, "comparison")
     assert sorted(comparison.gold_chunk_ids) == ["policy-2024.md#0", "policy-2025.md#0"]
     assert (comparison.phrasing, comparison.answer) == ("model", "150 to 180")
     assert evalset.model == "anthropic:claude-fake" and evalset.model_errors == 0
     assert ledger.total()["calls"] == len(fake.requests) == evalset.model_calls == 4 + 4 + 2 + 1  # two retries
-    exact_prompts = [r.body["messages"][-1]["content"][0]["text"] for r in fake.requests if "one identifier" in str(r.body["system"])]
+    exact_prompts = [
+        r.body["messages"][-1]["content"][0]["text"] for r in fake.requests if "one identifier" in str(r.body["system"])
+    ]
     assert any(p.startswith("Identifier: MAX_RETRY_BUDGET\n") for p in exact_prompts)
     path = tmp_path / "q.jsonl"
     save_evalset(evalset, path)
@@ -199,14 +231,22 @@ def test_model_phrased_shapes_through_the_model_layer(model, tmp_path: Path) -> 
 
 
 def test_exact_lookup_prefers_the_identifier_a_chunk_defines() -> None:
-    chunk = Chunk("cfg.md#2", "## FLUX_TIMEOUT\n\nUnlike FLUX_RETRIES (see [limits](https://x.io/flux_backoff_ms)), this caps a call.", "cfg.md")
+    chunk = Chunk(
+        "cfg.md#2",
+        "## FLUX_TIMEOUT\n\nUnlike FLUX_RETRIES (see [limits](https://x.io/flux_backoff_ms)), this caps a call.",
+        "cfg.md",
+    )
     other = Chunk("cfg.md#3", "FLUX_RETRIES is the retry count.", "cfg.md")
     lookup = choose_identifier(chunk, [chunk, other], set())
     assert lookup is not None and lookup.identifier == "FLUX_TIMEOUT" and lookup.holders == ["cfg.md#2"]
-    assert choose_identifier(chunk, [chunk, other], {"flux_timeout"}) is None  # FLUX_RETRIES: in 2 of 2 chunks, not rare
+    assert (
+        choose_identifier(chunk, [chunk, other], {"flux_timeout"}) is None
+    )  # FLUX_RETRIES: in 2 of 2 chunks, not rare
     corpus = [chunk, other, *(Chunk(f"f{i}.md#0", filler(f"f{i}x", 5), f"f{i}.md") for i in range(40))]
     fallback = choose_identifier(chunk, corpus, {"flux_timeout"})  # 2 of 42 chunks is rare (<= 5%)
-    assert fallback is not None and fallback.identifier == "FLUX_RETRIES" and fallback.holders == ["cfg.md#2", "cfg.md#3"]
+    assert (
+        fallback is not None and fallback.identifier == "FLUX_RETRIES" and fallback.holders == ["cfg.md#2", "cfg.md#3"]
+    )
     only_in_link = Chunk("l.md#0", "See [docs](https://x.io/flux_backoff_ms) for details.", "l.md")
     assert choose_identifier(only_in_link, [only_in_link], set()) is None
     assert template_question("--no-cache") == "What does the --no-cache option do?"
@@ -216,13 +256,19 @@ def test_exact_lookup_prefers_the_identifier_a_chunk_defines() -> None:
 
 def _vague_model(request: Request) -> dict[str, Any]:
     """A small model's habits: pair questions that name no variant, a title question for a title page."""
-    system = " ".join(block["text"] for block in request.body["system"]) if isinstance(request.body["system"], list) else request.body["system"]
+    system = (
+        " ".join(block["text"] for block in request.body["system"])
+        if isinstance(request.body["system"], list)
+        else request.body["system"]
+    )
     if "two documents" in system:
         return tool_reply(JSON_TOOL, {"q": "What changed in the policy?", "a": "some numbers"})
     return tool_reply(JSON_TOOL, {"q": "What is the title of the handbook?", "a": "Ledgerline handbook"})
 
 
-def test_unusable_phrasings_fall_back_to_templates_or_are_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unusable_phrasings_fall_back_to_templates_or_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pages = [
         Chunk("README.md#0", "# Ledgerline handbook\n\n" + filler("readme", 40), "README.md"),
         *(c for c in CHUNKS if c.source.startswith("policy-")),
@@ -239,11 +285,16 @@ def test_unusable_phrasings_fall_back_to_templates_or_are_dropped(tmp_path: Path
     assert comparison.phrasing == "template" and comparison.q == "What differs between Travel 2024 and Travel 2025?"
     assert "14" in comparison.answer and "21" in comparison.answer and "Travel 2024:" in comparison.answer
     assert evalset.template_fallbacks == {"comparison": 1}
-    assert evalset.model_calls == len(fake.requests) == 4 * 5 + 1  # rejected phrasings stop at 4 jobs per wanted question
+    assert (
+        evalset.model_calls == len(fake.requests) == 4 * 5 + 1
+    )  # rejected phrasings stop at 4 jobs per wanted question
 
 
 def test_near_duplicates_with_only_numbers_changed_are_paired_even_when_almost_identical() -> None:
-    text = "## Booking travel\n\nFlights are booked at least {d} days before departure through the travel desk; economy class applies to flights shorter than {h} hours, and later bookings need approval. " + filler("rule", 20)
+    text = (
+        "## Booking travel\n\nFlights are booked at least {d} days before departure through the travel desk; economy class applies to flights shorter than {h} hours, and later bookings need approval. "
+        + filler("rule", 20)
+    )
     a = Chunk("p24.md#1", text.format(d=14, h=6), "p24.md")
     b = Chunk("p25.md#1", text.format(d=21, h=8), "p25.md")
     same = Chunk("copy.md#1", text.format(d=14, h=6), "copy.md")  # identical to a: nothing to compare
@@ -251,7 +302,9 @@ def test_near_duplicates_with_only_numbers_changed_are_paired_even_when_almost_i
     assert {pair.a.id, pair.b.id} in ({"p24.md#1", "p25.md#1"}, {"copy.md#1", "p25.md#1"}) and pair.jaccard > 0.9
 
 
-def test_every_failed_model_call_is_a_reason_and_the_set_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_failed_model_call_is_a_reason_and_the_set_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from fakes.anthropic_server import error_reply
 
     with AnthropicFake(lambda request: error_reply(400, "bad request")) as fake:
@@ -294,5 +347,14 @@ def test_questions_file_is_ragbisect_shaped(tmp_path: Path) -> None:
     assert not path.with_suffix(".meta.json").exists()  # ragbisect would parse that name as its own report
     assert read_questions(path) == evalset.questions
     first = path.read_text().splitlines()[0]
-    for field in ('"id"', '"q"', '"shape"', '"gold_chunk_ids"', '"answer"', '"source"', '"identifier"', '"equivalent_gold"'):
+    for field in (
+        '"id"',
+        '"q"',
+        '"shape"',
+        '"gold_chunk_ids"',
+        '"answer"',
+        '"source"',
+        '"identifier"',
+        '"equivalent_gold"',
+    ):
         assert field in first

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contextpull.eval.bench import export_chunks
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from pushpull.chunks import Chunk
 from pushpull.evalset import build_evalset
 from pushpull.evalset.markup import plain_text
@@ -34,10 +34,15 @@ def test_computed_questions_are_answerable_from_their_gold(name: str, corpora: P
     for question in evalset.questions:
         gold_text = "\n".join(text[g] for g in question.gold_chunk_ids)
         if question.shape == "table":
-            rows = [plain_text(ln) for ln in text[question.gold_chunk_ids[0]].splitlines() if ln.lstrip().startswith("|")]
+            rows = [
+                plain_text(ln) for ln in text[question.gold_chunk_ids[0]].splitlines() if ln.lstrip().startswith("|")
+            ]
             assert question.identifier in question.q, question
             assert any(question.identifier in row and question.answer in row for row in rows), question
-            assert any(ch.isalnum() for ch in question.answer) and question.answer.casefold() != question.identifier.casefold()
+            assert (
+                any(ch.isalnum() for ch in question.answer)
+                and question.answer.casefold() != question.identifier.casefold()
+            )
         else:
             members = question.answer.split(", ")
             assert len(members) >= 2 and not question.identifier.startswith("*")

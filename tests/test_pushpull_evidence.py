@@ -17,8 +17,8 @@ from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 
 from pushpull.evalset import build_evalset
 from pushpull.models import Ledger, RetryPolicy, get_provider
-from pushpull.report import render_table, write_outputs
-from pushpull.runner import RunRow, run
+from pushpull.scoring.report import render_table, write_outputs
+from pushpull.scoring.runner import RunRow, run
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 READ_TEXT = "[faq.md#0]\nThe Tokyo daily cap is 250 per traveller."
@@ -56,7 +56,11 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def _judge_prompts(fake: AnthropicFake) -> list[str]:
     bodies = [request.body for request in fake.requests]
-    return [body["messages"][-1]["content"][0]["text"] for body in bodies if "supported by the passages" in str(body.get("system", ""))]
+    return [
+        body["messages"][-1]["content"][0]["text"]
+        for body in bodies
+        if "supported by the passages" in str(body.get("system", ""))
+    ]
 
 
 def test_pull_answers_are_judged_against_reads_then_snippets(judge: Any, tmp_path: Path) -> None:
@@ -84,12 +88,17 @@ def test_pull_answers_are_judged_against_reads_then_snippets(judge: Any, tmp_pat
     header, _, reader_line = table.splitlines()[:3]
     assert header.split()[6:8] == ["faith", "correct"]
     assert reader_line.split()[6] == "0.62*"
-    assert "* reader: 4 of 8 judged answers read no section; faithful to what was shown (the sections read, else the snippets) 1.00" in table
+    assert (
+        "* reader: 4 of 8 judged answers read no section; faithful to what was shown (the sections read, else the snippets) 1.00"
+        in table
+    )
 
     data = json.loads(write_outputs(result, CHUNKS, tmp_path)["results"].read_text())
     overall = data["rows"][0]["overall"]
     assert overall["faithfulness_to_shown"] == 1.0 and overall["unread_answers"] == 4
-    assert {q["qid"]: q["faithful_to_shown"] for q in data["rows"][0]["questions"]} == {r.qid: True for r in row.results}
+    assert {q["qid"]: q["faithful_to_shown"] for q in data["rows"][0]["questions"]} == {
+        r.qid: True for r in row.results
+    }
 
 
 def test_an_adapter_whose_evidence_fails_leaves_the_answer_unjudged(judge: Any) -> None:

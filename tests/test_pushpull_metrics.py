@@ -8,7 +8,7 @@ import ir_measures
 import pytest
 from ir_measures import Qrel, ScoredDoc, nDCG, R, RR
 
-from pushpull.metrics import (
+from pushpull.scoring.metrics import (
     QuestionResult,
     equivalent_recall_at_k,
     ndcg_at_k,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pushpull_support import CHUNKS
 
 from pushpull.evalset import build_evalset
-from pushpull.report import render_table
-from pushpull.runner import RunRow, run
+from pushpull.scoring.report import render_table
+from pushpull.scoring.runner import RunRow, run
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 LONG = "pull, strict reads (local:qwen2.5-coder-1.5b)"
@@ -19,7 +19,9 @@ class Gold:
 
 
 def test_the_name_column_fits_the_longest_name() -> None:
-    table = render_table(run([RunRow(SHORT, Gold()), RunRow(LONG, Gold(), sampled=True)], EVALSET, CHUNKS, k=5, sample=3))
+    table = render_table(
+        run([RunRow(SHORT, Gold()), RunRow(LONG, Gold(), sampled=True)], EVALSET, CHUNKS, k=5, sample=3)
+    )
     lines = table.splitlines()
     header, rule = lines[0], lines[1]
     long_line = next(line for line in lines if line.startswith(LONG))
@@ -29,6 +31,7 @@ def test_the_name_column_fits_the_longest_name() -> None:
     short_line = next(line for line in lines if line.startswith(f"{SHORT} "))
     recall_end = header.index("recall@5") + len("recall@5")
     assert long_line.index("1.000") + 5 == short_line.index("1.000") + 5 == recall_end  # figures under their heading
+
 
 def test_faith_and_correct_columns_side_by_side() -> None:
     table = render_table(run([RunRow(SHORT, Gold())], EVALSET, CHUNKS, k=5))

@@ -15,8 +15,8 @@ from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 from pushpull.errors import FingerprintMismatch, UsageError
 from pushpull.evalset import build_evalset
 from pushpull.models import Ledger, RetryPolicy, get_provider
-from pushpull.report import render_table, write_outputs
-from pushpull.runner import RunRow, run, sample_questions
+from pushpull.scoring.report import render_table, write_outputs
+from pushpull.scoring.runner import RunRow, run, sample_questions
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 
@@ -104,7 +104,9 @@ def test_an_evalset_from_other_chunks_is_refused() -> None:
 
 
 def test_sampled_rows_see_a_seeded_subset() -> None:
-    result = run([RunRow("all", Oracle()), RunRow("some", Oracle(), sampled=True)], EVALSET, CHUNKS, k=5, sample=3, seed=7)
+    result = run(
+        [RunRow("all", Oracle()), RunRow("some", Oracle(), sampled=True)], EVALSET, CHUNKS, k=5, sample=3, seed=7
+    )
     assert result.rows[0].overall.n == len(EVALSET.questions) and result.rows[1].overall.n == 3
     assert [q.id for q in sample_questions(EVALSET.questions, 3, 7)] == [r.qid for r in result.rows[1].results]
     assert "some (sample 3)" in render_table(result)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from contextpull.eval.bench import export_chunks
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from pushpull.chunks import write_chunks
 from pushpull.evalset import build_evalset, save_evalset
 
@@ -54,7 +54,12 @@ def ragbisect() -> Path:
         pytest.skip("python3.12 is not installed; ragbisect 0.2.0 needs it")
     try:
         subprocess.run([PY312, "-m", "venv", str(VENV)], check=True, capture_output=True, timeout=300)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "ragbisect==0.2.0"], check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [str(VENV / "bin" / "pip"), "install", "-q", "ragbisect==0.2.0"],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
         shutil.rmtree(VENV, ignore_errors=True)
         pytest.skip(f"cannot install ragbisect 0.2.0: {err}")
@@ -85,18 +90,56 @@ def test_ragbisect_reports_the_same_recall_and_mrr(tmp_path: Path) -> None:
         env.pop(key, None)
 
     theirs = subprocess.run(
-        [str(exe), "run", "--corpus", str(chunk_path), "--questions", str(questions), "--adapter", "cpsearch.py:ContextPullSearchCLI",
-         "--no-baselines", "--k", "5", "--workdir", str(tmp_path / "rb")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            str(exe),
+            "run",
+            "--corpus",
+            str(chunk_path),
+            "--questions",
+            str(questions),
+            "--adapter",
+            "cpsearch.py:ContextPullSearchCLI",
+            "--no-baselines",
+            "--k",
+            "5",
+            "--workdir",
+            str(tmp_path / "rb"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert theirs.returncode == 0, theirs.stderr
     assert "adapter raised" not in theirs.stderr
     recall, mrr, ndcg_hit = _adapter_row(theirs.stdout)[:3]
 
     ours = subprocess.run(
-        [sys.executable, "-m", "pushpull.cli", "run", "--chunks", str(chunk_path), "--questions", str(questions),
-         "--adapter", "cpsearch.py:ContextPullSearchCLI", "--push", "none", "--k", "5", "--json", "--out", str(tmp_path / "pp")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pushpull",
+            "run",
+            "--chunks",
+            str(chunk_path),
+            "--questions",
+            str(questions),
+            "--adapter",
+            "cpsearch.py:ContextPullSearchCLI",
+            "--push",
+            "none",
+            "--k",
+            "5",
+            "--json",
+            "--out",
+            str(tmp_path / "pp"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert ours.returncode == 0, ours.stderr
     overall = json.loads(ours.stdout)["rows"][0]["overall"]
@@ -104,5 +147,9 @@ def test_ragbisect_reports_the_same_recall_and_mrr(tmp_path: Path) -> None:
     assert recall == f"{overall['recall']:.3f}"
     assert mrr == f"{overall['mrr']:.3f}"
     assert ndcg_hit == f"{overall['ndcg_given_hit']:.3f}"
-    print(f"ragbisect: recall@5 {recall}, MRR@5 {mrr}, NDCG@5|hit {ndcg_hit}; pushpull: {overall['recall']:.3f} {overall['mrr']:.3f} {overall['ndcg_given_hit']:.3f}")
-    assert 0 < overall["recall"] < 1  # a comparison that could not tell a broken scorer from a working one proves nothing
+    print(
+        f"ragbisect: recall@5 {recall}, MRR@5 {mrr}, NDCG@5|hit {ndcg_hit}; pushpull: {overall['recall']:.3f} {overall['mrr']:.3f} {overall['ndcg_given_hit']:.3f}"
+    )
+    assert (
+        0 < overall["recall"] < 1
+    )  # a comparison that could not tell a broken scorer from a working one proves nothing

@@ -118,6 +118,7 @@ def test_empty_query_and_empty_corpus(minilm: CountingMiniLM) -> None:
 
 # --- OpenAI-compatible endpoint -------------------------------------------------------------
 
+
 def letter_vector(text: str) -> list[float]:
     """A deterministic 26-d 'embedding': letter counts."""
     counts = [0.0] * 26
@@ -148,8 +149,10 @@ class EmbeddingsHandler(BaseHTTPRequestHandler):
             else:
                 encoded = vector
             data.append({"object": "embedding", "index": i, "embedding": encoded})
-        self._send(200, {"object": "list", "data": data, "model": body["model"],
-                         "usage": {"prompt_tokens": 3, "total_tokens": 3}})
+        self._send(
+            200,
+            {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 3, "total_tokens": 3}},
+        )
 
     def _send(self, status: int, payload: dict) -> None:
         raw = json.dumps(payload).encode()

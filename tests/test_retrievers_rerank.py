@@ -112,7 +112,9 @@ def test_llm_partial_ranking_appends_the_rest_in_input_order() -> None:
     assert reranker.failures == 0
 
 
-@pytest.mark.parametrize("reply", ["I think passage two is best.", '{"order": "b"}', "", "[0, 7]", ModelError("timeout")])
+@pytest.mark.parametrize(
+    "reply", ["I think passage two is best.", '{"order": "b"}', "", "[0, 7]", ModelError("timeout")]
+)
 def test_llm_bad_output_falls_back_to_input_order_and_counts(reply: str | Exception) -> None:
     reranker = LLMListwiseReranker(ScriptedProvider([reply]))
     candidates = [(c.id, c.text) for c in CHUNKS]

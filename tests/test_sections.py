@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextpull.sections import format_for, parse_document
+from contextpull.parse.sections import format_for, parse_document
 from contextpull.settings import SectionSettings
 
 LOOSE = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
@@ -19,8 +19,15 @@ def parse(text: str, settings: SectionSettings = LOOSE, path: str = "guide/insta
 
 @pytest.mark.parametrize(
     ("path", "expected"),
-    [("a/b.md", "markdown"), ("X.MDX", "markdown"), ("c.markdown", "markdown"), ("n.txt", "text"),
-     ("n.text", "text"), ("x.rst", None), ("Makefile", None)],
+    [
+        ("a/b.md", "markdown"),
+        ("X.MDX", "markdown"),
+        ("c.markdown", "markdown"),
+        ("n.txt", "text"),
+        ("n.text", "text"),
+        ("x.rst", None),
+        ("Makefile", None),
+    ],
 )
 def test_format_for(path: str, expected: str | None) -> None:
     assert format_for(path) == expected
@@ -30,7 +37,11 @@ def test_heading_paths_and_depth() -> None:
     text = "Intro.\n\n# Guide\n\n## Install\n\n### Windows `x`\n\n#### Deep\n\nbody\n\n## Use {#use}\n\nx\n"
     doc = parse(text)
     assert [s.heading_path for s in doc.sections] == [
-        (), ("Guide",), ("Guide", "Install"), ("Guide", "Install", "Windows x"), ("Guide", "Use"),
+        (),
+        ("Guide",),
+        ("Guide", "Install"),
+        ("Guide", "Install", "Windows x"),
+        ("Guide", "Use"),
     ]
     assert "#### Deep" in doc.sections[3].text
     assert doc.title == "Guide"
@@ -127,7 +138,11 @@ def test_preamble_merges_forward_and_takes_the_heading() -> None:
 
 
 def test_kinds() -> None:
-    doc = parse("# P\n\nJust prose here.\n\n# C\n\n```\n" + "code line\n" * 20 + "```\n\n# M\n\nSome prose words.\n\n```\ncode here\n```\n")
+    doc = parse(
+        "# P\n\nJust prose here.\n\n# C\n\n```\n"
+        + "code line\n" * 20
+        + "```\n\n# M\n\nSome prose words.\n\n```\ncode here\n```\n"
+    )
     assert [s.kind for s in doc.sections] == ["prose", "code", "mixed"]
 
 
@@ -140,8 +155,18 @@ def test_summary_strips_markup_and_caps() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   \n\n\t\n", "x" * 50_000, "# A\n\n```py\nunclosed\n# B\n", "####### x\n", "---\ntitle: Only\n---\n",
-     "# A\n## B\n### C\n", "Ünïcödé 漢字 😀\n\n# Ü\n", "\n\n# A", "---\n: bad: [\n---\n"],
+    [
+        "",
+        "   \n\n\t\n",
+        "x" * 50_000,
+        "# A\n\n```py\nunclosed\n# B\n",
+        "####### x\n",
+        "---\ntitle: Only\n---\n",
+        "# A\n## B\n### C\n",
+        "Ünïcödé 漢字 😀\n\n# Ü\n",
+        "\n\n# A",
+        "---\n: bad: [\n---\n",
+    ],
 )
 def test_bad_input_does_not_crash(text: str) -> None:
     doc = parse(text, SectionSettings(max_chars=300, min_chars=50))
@@ -162,7 +187,10 @@ def test_plain_text_headings() -> None:
     )
     doc = parse(text, path="notes.txt", fmt="text")
     assert [s.heading_path for s in doc.sections] == [
-        ("INTRODUCTION",), ("INTRODUCTION", "1.2 Scope"), ("Setup Guide",), ("Setup Guide", "Installing The Tool"),
+        ("INTRODUCTION",),
+        ("INTRODUCTION", "1.2 Scope"),
+        ("Setup Guide",),
+        ("Setup Guide", "Installing The Tool"),
     ]
     assert doc.summary == "INTRODUCTION: This explains things."
     assert doc.format == "text"

@@ -7,12 +7,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextpull.sections import parse_document
+from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings
 
-WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzÄé漢 ", min_size=1, max_size=12).map(
-    lambda w: w.strip() or "x"
-)
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzÄé漢 ", min_size=1, max_size=12).map(lambda w: w.strip() or "x")
 SENTENCE = st.lists(WORD, min_size=1, max_size=25).map(lambda ws: " ".join(ws) + ".")
 PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=12).map(" ".join)
 HEADING = st.tuples(st.integers(1, 7), st.lists(WORD, min_size=1, max_size=4)).map(

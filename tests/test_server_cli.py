@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from server_support import command, copy_corpus
 
 from contextpull.cli import main
-from contextpull.tools import TOOLS
+from contextpull.tools.schemas import TOOLS
 
 
 def config_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:

@@ -19,8 +19,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from server_support import ServerProcess, copy_corpus, http_server
 
-from contextpull.ingest import default_store_path, ingest
-from contextpull.instructions import server_instructions
+from contextpull.ingestion.run import default_store_path, ingest
+from contextpull.tools.instructions import server_instructions
 from contextpull.store.connection import Store
 
 TOKEN = "s3cret-token-for-tests"
@@ -96,7 +96,10 @@ def test_a_foreign_host_or_origin_is_refused(served: ServerProcess) -> None:
     assert raw_post(served.url, body, Host=f"attacker.example:{port}", **bearer()).status_code == 421
     assert raw_post(served.url, body, Host="127.0.0.1:1", **bearer()).status_code == 421
     assert raw_post(served.url, body, Origin="http://attacker.example", **bearer()).status_code == 403
-    assert raw_post(served.url, body, Host=f"localhost:{port}", Origin=f"http://localhost:{port}", **bearer()).status_code == 200
+    assert (
+        raw_post(served.url, body, Host=f"localhost:{port}", Origin=f"http://localhost:{port}", **bearer()).status_code
+        == 200
+    )
 
 
 def test_an_oversize_body_is_refused(served: ServerProcess) -> None:

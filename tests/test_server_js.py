@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from server_support import REPO, command, copy_corpus
 
-from contextpull.tools import TOOLS
+from contextpull.tools.schemas import TOOLS
 
 JS_DIR = REPO / "tests" / "js"
 NODE = shutil.which("node")

@@ -19,11 +19,11 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from server_support import copy_corpus
 
-from contextpull.ingest import default_store_path, ingest
-from contextpull.instructions import server_instructions
-from contextpull.server import INDEX_URI, CallLog, build_server
+from contextpull.ingestion.run import default_store_path, ingest
+from contextpull.tools.instructions import server_instructions
+from contextpull.server.app import INDEX_URI, CallLog, build_server
 from contextpull.store.connection import Store
-from contextpull.tools import TOOLS
+from contextpull.tools.schemas import TOOLS
 
 pytestmark = pytest.mark.anyio
 
@@ -128,7 +128,9 @@ ERROR_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "code"), ERROR_CASES, ids=[case[2] + "-" + case[0] for case in ERROR_CASES])
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"), ERROR_CASES, ids=[case[2] + "-" + case[0] for case in ERROR_CASES]
+)
 async def test_failures_are_tool_errors_and_the_server_keeps_serving(
     store: Path, tool: str, arguments: dict[str, Any], code: str
 ) -> None:

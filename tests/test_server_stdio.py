@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from server_support import command, copy_corpus
 
-from contextpull.ingest import default_store_path
+from contextpull.ingestion.run import default_store_path
 from contextpull.store.connection import Store
 
 pytestmark = pytest.mark.anyio

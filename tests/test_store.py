@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from contextpull.errors import FormatVersionError, NotAStore, StoreLocked, StoreMissing
-from contextpull.ingest import ingest
+from contextpull.ingestion.run import ingest
 from contextpull.records import ParsedDocument, Section
 from contextpull.store import Store
 from contextpull.store.queries import trigram_match
@@ -44,9 +44,7 @@ def doc(path: str, *texts: str, heading: str = "Heading") -> ParsedDocument:
 
 
 def fts_rowids(conn: sqlite3.Connection, table: str, query: str) -> list[int]:
-    return [
-        r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (query,))
-    ]
+    return [r for (r,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (query,))]
 
 
 def test_open_reads_meta(store_path):
@@ -157,9 +155,7 @@ def test_fresh_store_appears_only_on_commit(tmp_path):
 
 def test_fts_entries_follow_replacements(store_path):
     with StoreWriter(store_path) as writer:
-        writer.put(
-            doc("a.md", "# Zebra\n", "quokka.config lives here\n", heading="Zebra"), "2" * 64, 30
-        )
+        writer.put(doc("a.md", "# Zebra\n", "quokka.config lives here\n", heading="Zebra"), "2" * 64, 30)
         writer.commit()
     with Store.open(store_path) as store:
         conn = store.conn
@@ -195,6 +191,4 @@ def test_trigram_index_has_no_positions(store_path):
     # why grep asks for the AND of trigrams (trigram_match).
     with Store.open(store_path) as store:
         with pytest.raises(sqlite3.OperationalError):
-            store.conn.execute(
-                "SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)
-            ).fetchall()
+            store.conn.execute("SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)).fetchall()

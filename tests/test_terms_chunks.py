@@ -12,7 +12,8 @@ from contextpull.terms import _TOKEN, _token_terms, index_terms, index_text
 
 #: word characters, the token joiners, edge punctuation and every kind of whitespace
 ALPHABET = st.sampled_from(
-    list("aZ9_-.`'\"()*:/,éßİ\u212aǅ٣") + [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u2028", "\u3000"]
+    list("aZ9_-.`'\"()*:/,éßİ\u212aǅ٣")
+    + [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u2028", "\u3000"]
 )
 
 

@@ -18,8 +18,8 @@ from contextpull.errors import (
     UnknownTool,
     WrongType,
 )
-from contextpull.instructions import claude_md, pull_discipline, server_instructions
-from contextpull.ops import Ops
+from contextpull.tools.instructions import claude_md, pull_discipline, server_instructions
+from contextpull.ops.operations import Ops
 
 NAMES = ["index", "search", "read", "grep", "neighbours"]
 

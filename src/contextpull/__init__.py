@@ -35,9 +35,9 @@ from .errors import (  # noqa: E402
     UnreadableCorpus,
     WrongType,
 )
-from .ingest import IngestReport, ingest  # noqa: E402
-from .ops import Ops  # noqa: E402
-from .results import (  # noqa: E402
+from .ingestion.run import IngestReport, ingest  # noqa: E402
+from .ops.operations import Ops  # noqa: E402
+from .ops.results import (  # noqa: E402
     GrepMatch,
     GrepResult,
     IndexResult,

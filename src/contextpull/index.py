@@ -40,9 +40,7 @@ class IndexText:
     tokens: int
 
 
-def build_index(
-    documents: Sequence[DocumentEntry], *, fingerprint: str, budget: int = DEFAULT_BUDGET
-) -> IndexText:
+def build_index(documents: Sequence[DocumentEntry], *, fingerprint: str, budget: int = DEFAULT_BUDGET) -> IndexText:
     """The stored index for a whole corpus (``documents`` in path order)."""
     sections = sum(d.section_count for d in documents)
     header = (
@@ -78,10 +76,7 @@ def index_for_prefix(store: Store, prefix: str, budget: int | None = None) -> In
             f"valid top-level paths: {listed}" if tops else "the store holds no documents",
         )
     sections = sum(d.section_count for d in documents)
-    header = (
-        f"Documents under {shown}: {_count(len(documents), 'document')},"
-        f" {_count(sections, 'section')}"
-    )
+    header = f"Documents under {shown}: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
     return _render(documents, header, base=folder, budget=budget)
 
 
@@ -131,9 +126,7 @@ _COMPACT_LEGEND = "One line per document: path (sections)."
 _FOLDER_LEGEND = 'Folders are collapsed: call index(prefix="folder/") to list one.'
 
 
-def _render(
-    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
-) -> IndexText:
+def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> IndexText:
     candidates: list[tuple[str, list[str]]] = [
         ("full", [header, *map(_full_line, documents)]),
         ("titles", [header, *map(_title_line, documents)]),
@@ -168,9 +161,7 @@ def _grouped(documents: Sequence[DocumentEntry], *, base: str, depth: int) -> li
     return [line for _, line in sorted(lines)]
 
 
-def _deepest_grouping(
-    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
-) -> list[str] | None:
+def _deepest_grouping(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> list[str] | None:
     deepest = max(d.path[len(base) :].count("/") for d in documents)
     best: list[str] | None = None
     for depth in range(1, deepest + 1):
@@ -186,9 +177,7 @@ def _deepest_grouping(
     return best
 
 
-def _truncated(
-    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int
-) -> list[str]:
+def _truncated(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> list[str]:
     entries = _grouped(documents, base=base, depth=1)
     head = [header, _COMPACT_LEGEND, _FOLDER_LEGEND]
     if _tokens(head) > budget:

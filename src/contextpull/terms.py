@@ -111,4 +111,3 @@ def content_terms(terms: list[str]) -> list[str]:
     """``terms`` without stopwords; all of them when every term is a stopword."""
     kept = [term for term in terms if term not in STOPWORDS]
     return kept or list(terms)
-

@@ -65,7 +65,12 @@ def load_adapter(spec: str, chunks: Sequence[Chunk]) -> Any:
     except AttributeError as err:
         raise UsageError(f"{target} has no attribute {name!r} ({err})", "check the name after the colon") from err
     except Exception as err:  # importing or constructing user code can raise anything
-        raise UsageError(f"adapter {spec} failed to load: {type(err).__name__}: {err}", "run the adapter module on its own to see the traceback") from err
+        raise UsageError(
+            f"adapter {spec} failed to load: {type(err).__name__}: {err}",
+            "run the adapter module on its own to see the traceback",
+        ) from err
     if not callable(getattr(obj, "retrieve", None)):
-        raise UsageError(f"adapter {spec} has no retrieve(query, k) method", "implement retrieve(query, k) -> list[str]")
+        raise UsageError(
+            f"adapter {spec} has no retrieve(query, k) method", "implement retrieve(query, k) -> list[str]"
+        )
     return obj

@@ -35,7 +35,9 @@ def read_chunks(path: Path) -> list[Chunk]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read chunk file {path}: {err}", "pass a JSON-lines file of {id, text, source}") from err
+        raise InputError(
+            f"cannot read chunk file {path}: {err}", "pass a JSON-lines file of {id, text, source}"
+        ) from err
     chunks: list[Chunk] = []
     seen: set[str] = set()
     for lineno, line in enumerate(lines, 1):
@@ -46,7 +48,9 @@ def read_chunks(path: Path) -> list[Chunk]:
         except json.JSONDecodeError as err:
             raise InputError(f"{path}:{lineno}: not JSON ({err.msg})", "each line must be one JSON object") from err
         if not isinstance(record, dict) or "id" not in record or "text" not in record:
-            raise InputError(f"{path}:{lineno}: a chunk needs 'id' and 'text'", 'write {"id": ..., "text": ..., "source": ...}')
+            raise InputError(
+                f"{path}:{lineno}: a chunk needs 'id' and 'text'", 'write {"id": ..., "text": ..., "source": ...}'
+            )
         chunk = Chunk(str(record["id"]), str(record["text"]), str(record.get("source", "")))
         if chunk.id in seen:
             raise InputError(f"{path}:{lineno}: duplicate chunk id {chunk.id!r}", "chunk ids must be unique")

@@ -17,8 +17,8 @@ from .chunks import Chunk
 from .evalset import EvalSet, build_or_load
 from .models.base import ModelError, NoModelConfigured
 from .progress import progress_bars
-from .report import write_outputs
-from .runner import RunResult, RunRow, run
+from .scoring.report import write_outputs
+from .scoring.runner import RunResult, RunRow, run
 
 
 @dataclass
@@ -66,23 +66,34 @@ def evalset_for(
     with progress_bars() as progress:
         task = progress.add_task("phrasing questions", total=None)
         return build_or_load(
-            chunks, cache_dir / "evalsets", shapes=shapes, provider=provider, n=n, seed=seed,
+            chunks,
+            cache_dir / "evalsets",
+            shapes=shapes,
+            provider=provider,
+            n=n,
+            seed=seed,
             progress=lambda done: progress.advance(task, done),
         )
 
 
-def push_rows(chunks: Sequence[Chunk], which: Sequence[str] | None, cache_dir: Path, *, reranker: str | None = None) -> Rows:
+def push_rows(
+    chunks: Sequence[Chunk], which: Sequence[str] | None, cache_dir: Path, *, reranker: str | None = None
+) -> Rows:
     """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""
     if which is not None and not which:
         return Rows()
     from .retrievers import build_push_configs
 
     rows = Rows()
-    for config in build_push_configs(chunks, cache_dir=cache_dir / "push", which=list(which) if which else None, reranker=reranker):
+    for config in build_push_configs(
+        chunks, cache_dir=cache_dir / "push", which=list(which) if which else None, reranker=reranker
+    ):
         if config.retriever is None:
             rows.skipped[config.name] = config.skip_reason or "unavailable"
         else:
-            rows.rows.append(RunRow(config.name, config.retriever, sampled=bool(getattr(config.retriever, "expensive", False))))
+            rows.rows.append(
+                RunRow(config.name, config.retriever, sampled=bool(getattr(config.retriever, "expensive", False)))
+            )
     return rows
 
 
@@ -107,6 +118,16 @@ def score(
 ) -> tuple[RunResult, dict[str, Path]]:
     """Run every row and write the output folder."""
     with progress_bars() as progress:
-        result = run(rows.rows, evalset, chunks, k=k, sample=sample, seed=seed, judge=judge, skipped_rows=rows.skipped, progress=progress)
+        result = run(
+            rows.rows,
+            evalset,
+            chunks,
+            k=k,
+            sample=sample,
+            seed=seed,
+            judge=judge,
+            skipped_rows=rows.skipped,
+            progress=progress,
+        )
     _, figures = spend()
     return result, write_outputs(result, chunks, out_dir, spend=figures)

@@ -53,7 +53,9 @@ class LogProgress:
     last line for a task that finished since the previous batch.
     """
 
-    def __init__(self, stream: TextIO, *, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO, *, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._stream = stream
         self._interval = interval
         self._clock = clock

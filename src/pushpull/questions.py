@@ -97,5 +97,7 @@ def read_questions(path: Path) -> list[Question]:
                 )
             )
         except (json.JSONDecodeError, KeyError, TypeError) as err:
-            raise InputError(f"{path}:{lineno}: not a question record ({err})", "each line needs 'q' and 'gold_chunk_ids'") from err
+            raise InputError(
+                f"{path}:{lineno}: not a question record ({err})", "each line needs 'q' and 'gold_chunk_ids'"
+            ) from err
     return questions

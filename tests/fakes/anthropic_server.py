@@ -1,10 +1,10 @@
 """A stand-in for the Anthropic Messages API (``POST /v1/messages``).
 
-    with AnthropicFake(script=[tool_reply("search", {"query": "x"}), text_reply("done")]) as fake:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
-        ...
-        assert fake.bodies[1]["messages"][-1]["content"][0]["type"] == "tool_result"
+with AnthropicFake(script=[tool_reply("search", {"query": "x"}), text_reply("done")]) as fake:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
+    ...
+    assert fake.bodies[1]["messages"][-1]["content"][0]["type"] == "tool_result"
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ _ERROR_TYPES = {
 }
 
 
-def _message(content: list[dict[str, Any]], stop_reason: str, tokens_in: int, tokens_out: int, model: str) -> dict[str, Any]:
+def _message(
+    content: list[dict[str, Any]], stop_reason: str, tokens_in: int, tokens_out: int, model: str
+) -> dict[str, Any]:
     return {
         "id": f"msg_fake{next(_ids)}",
         "type": "message",
@@ -78,4 +80,6 @@ class AnthropicFake(ScriptedServer):
 
     def presented_key(self, request: Request) -> str | None:
         auth = request.headers.get("authorization", "")
-        return request.headers.get("x-api-key") or (auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None)
+        return request.headers.get("x-api-key") or (
+            auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+        )

@@ -71,36 +71,64 @@ class Transcript:
 
     def assistant(self, content: list[dict[str, Any]]) -> None:
         self.turns += 1
-        usage = {"input_tokens": 900, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0,
-                 "output_tokens": 40, "service_tier": "standard"}
+        usage = {
+            "input_tokens": 900,
+            "cache_creation_input_tokens": 100,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 40,
+            "service_tier": "standard",
+        }
         self.tokens_in += 1000
         self.tokens_out += 40
-        self.emit({
-            "type": "assistant",
-            "message": {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
-                        "model": self.model, "content": content, "stop_reason": None,
-                        "stop_sequence": None, "usage": usage},
-            "parent_tool_use_id": None,
-        })
+        self.emit(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{uuid.uuid4().hex[:24]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": self.model,
+                    "content": content,
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+                "parent_tool_use_id": None,
+            }
+        )
 
     def tool_result(self, tool_use_id: str, text: str, is_error: bool) -> None:
         content: Any = text if is_error else [{"type": "text", "text": text}]
-        self.emit({
-            "type": "user",
-            "message": {"role": "user", "content": [
-                {"tool_use_id": tool_use_id, "type": "tool_result", "content": content, "is_error": is_error}]},
-            "parent_tool_use_id": None,
-        })
+        self.emit(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"tool_use_id": tool_use_id, "type": "tool_result", "content": content, "is_error": is_error}
+                    ],
+                },
+                "parent_tool_use_id": None,
+            }
+        )
 
     def result(self, text: str, subtype: str = "success") -> None:
         event: dict[str, Any] = {
-            "type": "result", "subtype": subtype, "is_error": subtype != "success",
-            "duration_ms": 1200, "duration_api_ms": 1100, "num_turns": self.turns,
+            "type": "result",
+            "subtype": subtype,
+            "is_error": subtype != "success",
+            "duration_ms": 1200,
+            "duration_api_ms": 1100,
+            "num_turns": self.turns,
             "total_cost_usd": round((self.tokens_in + self.tokens_out) * PRICE_PER_TOKEN, 6),
-            "usage": {"input_tokens": self.tokens_in - 100 * self.turns,
-                      "cache_creation_input_tokens": 100 * self.turns, "cache_read_input_tokens": 0,
-                      "output_tokens": self.tokens_out, "server_tool_use": {"web_search_requests": 0},
-                      "service_tier": "standard"},
+            "usage": {
+                "input_tokens": self.tokens_in - 100 * self.turns,
+                "cache_creation_input_tokens": 100 * self.turns,
+                "cache_read_input_tokens": 0,
+                "output_tokens": self.tokens_out,
+                "server_tool_use": {"web_search_requests": 0},
+                "service_tier": "standard",
+            },
             "permission_denials": [],
         }
         if subtype == "success":
@@ -121,16 +149,29 @@ async def drive(args: argparse.Namespace, out: Transcript) -> None:
     try:
         async with Client(stdio_client(params, errlog=sys.stderr), mode="legacy") as client:
             tools = [tool.name for tool in (await client.list_tools()).tools]
-            out.emit({
-                "type": "system", "subtype": "init", "cwd": os.getcwd(), "model": args.model,
-                "tools": [f"mcp__{SERVER}__{name}" for name in tools],
-                "mcp_servers": [{"name": SERVER, "status": "connected"}],
-                "permissionMode": "default", "apiKeySource": "none",
-            })
+            out.emit(
+                {
+                    "type": "system",
+                    "subtype": "init",
+                    "cwd": os.getcwd(),
+                    "model": args.model,
+                    "tools": [f"mcp__{SERVER}__{name}" for name in tools],
+                    "mcp_servers": [{"name": SERVER, "status": "connected"}],
+                    "permissionMode": "default",
+                    "apiKeySource": "none",
+                }
+            )
             await converse(client, args, out, allowed)
     except OSError:
-        out.emit({"type": "system", "subtype": "init", "tools": [], "model": args.model,
-                  "mcp_servers": [{"name": SERVER, "status": "failed"}]})
+        out.emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "tools": [],
+                "model": args.model,
+                "mcp_servers": [{"name": SERVER, "status": "failed"}],
+            }
+        )
         out.assistant([{"type": "text", "text": "The tools are unavailable."}])
         out.result("The tools are unavailable.")
 
@@ -143,7 +184,9 @@ async def converse(client: Client, args: argparse.Namespace, out: Transcript, al
         full = f"mcp__{SERVER}__{name}"
         out.assistant([{"type": "tool_use", "id": tool_id, "name": full, "input": arguments}])
         if full not in allowed:
-            out.tool_result(tool_id, f"Claude requested permissions to use {full}, but you haven't granted it yet.", True)
+            out.tool_result(
+                tool_id, f"Claude requested permissions to use {full}, but you haven't granted it yet.", True
+            )
             return None, True
         result = await client.call_tool(name, arguments)
         text = "".join(block.text for block in result.content if getattr(block, "type", "") == "text")

@@ -1,8 +1,8 @@
 """A stand-in for the OpenAI Chat Completions API (``POST /v1/chat/completions``).
 
-    with OpenAIFake(script=[tool_calls_reply(("search", {"query": "x"})), text_reply("done")]) as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)   # ends in /v1
-        monkeypatch.setenv("OPENAI_API_KEY", fake.api_key)
+with OpenAIFake(script=[tool_calls_reply(("search", {"query": "x"})), text_reply("done")]) as fake:
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)   # ends in /v1
+    monkeypatch.setenv("OPENAI_API_KEY", fake.api_key)
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from .scripted import Reply, Request, ScriptedServer
 _ids = itertools.count(1)
 
 
-def _completion(message: dict[str, Any], finish_reason: str, tokens_in: int, tokens_out: int, model: str) -> dict[str, Any]:
+def _completion(
+    message: dict[str, Any], finish_reason: str, tokens_in: int, tokens_out: int, model: str
+) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-fake{next(_ids)}",
         "object": "chat.completion",

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..ingest import IngestReport, ingest
+from ..ingestion.run import IngestReport, ingest
 from ..settings import SectionSettings
 from .common import STORE_ENV, add_json_option, emit
 from .progress import progress_bar
@@ -76,18 +76,13 @@ def render(report: IngestReport) -> str:
         f"  seen {report.documents_seen:,}: added {report.added:,}, changed {report.changed:,},"
         f" unchanged {report.unchanged:,}, deleted {report.deleted:,};"
         f" {report.sections_written:,} sections written in {report.elapsed_s:.2f}s",
-        f"  index: {report.index_mode}, {report.index_tokens:,} tokens;"
-        f" corpus {report.fingerprint[:12]}",
+        f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
     by_reason: dict[str, list[str]] = {}
     for path, reason in report.skipped:
         by_reason.setdefault(reason, []).append(path)
     for reason, paths in sorted(by_reason.items()):
         shown = ", ".join(paths[:_EXAMPLES_PER_REASON])
-        more = (
-            f", … {len(paths) - _EXAMPLES_PER_REASON:,} more"
-            if len(paths) > _EXAMPLES_PER_REASON
-            else ""
-        )
+        more = f", … {len(paths) - _EXAMPLES_PER_REASON:,} more" if len(paths) > _EXAMPLES_PER_REASON else ""
         lines.append(f"  skipped {len(paths):,} ({reason}): {shown}{more}")
     return "\n".join(lines)

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..instructions import claude_md
-from ..ops import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
-from ..results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
-from ..tools import TOOLS, openai_tools
+from ..tools.instructions import claude_md
+from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
+from ..ops.results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
+from ..tools.schemas import TOOLS, openai_tools
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 
 Handler = Callable[[Ops, argparse.Namespace], Any]
@@ -87,7 +87,10 @@ def _store_command(
 
 def _add_filter(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--in", dest="in_", action="append", metavar="GLOB",
+        "--in",
+        dest="in_",
+        action="append",
+        metavar="GLOB",
         help="only documents matching this path glob or folder (repeatable)",
     )
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..ingest import Progress
+from ..ingestion.run import Progress
 
 #: below this many files to parse no progress bar is shown
 MIN_FILES = 200

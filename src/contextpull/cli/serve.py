@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgument, ContextPullError
-from ..http_guard import TOKEN_ENV
-from ..ingest import default_store_path, ingest
+from ..server.http_guard import TOKEN_ENV
+from ..ingestion.run import default_store_path, ingest
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
 
@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "mcp-config",
         help="print the MCP host configuration (and the `claude mcp add` line) for this install",
         description=(
-            "Print the {\"mcpServers\": ...} JSON an MCP host needs to start this install's server,"
+            'Print the {"mcpServers": ...} JSON an MCP host needs to start this install\'s server,'
             " and the equivalent `claude mcp add` command."
         ),
     )
@@ -92,10 +92,12 @@ def _target(args: argparse.Namespace) -> Path:
 
 # --- serve ------------------------------------------------------------------
 def run_serve(args: argparse.Namespace) -> int:
-    from .. import server  # the MCP SDK is imported only by the commands that need it
+    from ..server import app as server
 
     if args.transport == "stdio" and args.token:
-        raise BadArgument("--token applies to --transport http only", "stdio needs no token: the host starts the server")
+        raise BadArgument(
+            "--token applies to --transport http only", "stdio needs no token: the host starts the server"
+        )
     store_path = _store_for(_target(args))
     log = server.CallLog(sys.stderr) if args.log else None
     mcp_server = server.build_server(store_path, log=log)
@@ -161,7 +163,7 @@ def server_command() -> list[str]:
 def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """``({"mcpServers": {name: entry}}, claude_mcp_add_argv)`` for the chosen transport."""
     if args.transport == "http":
-        from ..server import ENDPOINT, url_host
+        from ..server.app import ENDPOINT, url_host
 
         url = f"http://{url_host(args.host)}:{args.port}{ENDPOINT}"
         entry: dict[str, Any] = {"type": "http", "url": url}

@@ -28,12 +28,12 @@ from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, 
 from pushpull.models.local_provider import turn_schema
 
 from ..errors import ToolError
-from ..instructions import server_instructions
-from ..ops import Ops
-from ..snippets import DEFAULT_SNIPPET
+from ..tools.instructions import server_instructions
+from ..ops.operations import Ops
+from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
 from ..store.queries import snapshot
-from ..tools import TOOLS, TOOLS_VERSION, call_json
+from ..tools.schemas import TOOLS, TOOLS_VERSION, call_json
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever
 
@@ -81,8 +81,9 @@ class ApiLoopRetriever(PullRetriever):
         retry: RetryPolicy | None = None,
         provider: Provider | None = None,
     ) -> None:
-        super().__init__(k=k, mode=mode, cache_dir=Path(cache_dir) / "pull_runs" if cache_dir else None,
-                         concurrency=concurrency)
+        super().__init__(
+            k=k, mode=mode, cache_dir=Path(cache_dir) / "pull_runs" if cache_dir else None, concurrency=concurrency
+        )
         self.store_path = Path(store_path)
         self.max_turns = max_turns
         self.snippet = snippet

@@ -21,11 +21,11 @@ from pushpull.evalset import EvalSet
 from pushpull.models.base import ModelError
 from pushpull.pipeline import Rows, evalset_for, progress_bars, push_rows, require_model, score, spend
 from pushpull.questions import SHAPES
-from pushpull.runner import RunResult, RunRow
+from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
-from ..ingest import IngestReport, default_store_path, ingest
-from ..ops import Ops
+from ..ingestion.run import IngestReport, default_store_path, ingest
+from ..ops.operations import Ops
 from .pull_rows import pull_row_builder
 from .search_adapter import ContextPullSearch
 
@@ -98,7 +98,7 @@ class BenchResult:
     spend: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from pushpull.report import results_json
+        from pushpull.scoring.report import results_json
 
         return {
             **results_json(self.run, self.spend),
@@ -144,13 +144,18 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     evalset = evalset_for(chunks, out_dir, shapes=options.shapes, provider=provider, n=options.n, seed=options.seed)
     if not evalset.questions:
         reasons = "; ".join(f"{s}: {why}" for s, why in evalset.skipped.items())
-        raise HarnessError(f"the corpus supports no eval questions ({reasons})", "add a model (--model) or documents with tables or identifier families")
+        raise HarnessError(
+            f"the corpus supports no eval questions ({reasons})",
+            "add a model (--model) or documents with tables or identifier families",
+        )
     ctx = BenchContext(options, store_path, chunks, provider, out_dir)
     rows = Rows()
     for build in row_builders:
         rows.extend(build(ctx))
     try:
-        result, paths = score(chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=judge)
+        result, paths = score(
+            chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=judge
+        )
     finally:
         for row in rows.rows:
             close = getattr(row.adapter, "close", None)

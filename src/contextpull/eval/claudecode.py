@@ -29,7 +29,7 @@ import anyio
 
 from ..cli.serve import server_command
 from ..store import Store
-from ..tools import TOOLS, TOOLS_VERSION
+from ..tools.schemas import TOOLS, TOOLS_VERSION
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
 from .pull_retriever import PullRetriever
 
@@ -43,8 +43,21 @@ CITATION_PROMPT = (
     " right after the statement it supports. If the documents do not say, answer that they do not."
 )
 #: Claude Code's own tools that could reach the corpus around the MCP server
-BUILTIN_TOOLS = ("Bash", "Read", "Grep", "Glob", "LS", "Edit", "MultiEdit", "Write", "NotebookEdit",
-                 "WebFetch", "WebSearch", "Task", "TodoWrite")
+BUILTIN_TOOLS = (
+    "Bash",
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "WebFetch",
+    "WebSearch",
+    "Task",
+    "TodoWrite",
+)
 PREFLIGHT_TIMEOUT_S = 60.0
 
 
@@ -129,15 +142,23 @@ class ClaudeCodeRetriever(PullRetriever):
 
     def command(self, question: str, config: Path) -> list[str]:
         argv = [
-            self.claude, "-p", question,
-            "--mcp-config", str(config),
+            self.claude,
+            "-p",
+            question,
+            "--mcp-config",
+            str(config),
             "--strict-mcp-config",
-            "--output-format", "stream-json",
+            "--output-format",
+            "stream-json",
             "--verbose",
-            "--append-system-prompt", CITATION_PROMPT,
-            "--allowedTools", ",".join(TOOL_PREFIX + name for name in TOOL_NAMES),
-            "--disallowedTools", ",".join(BUILTIN_TOOLS),
-            "--max-turns", str(self.max_turns),
+            "--append-system-prompt",
+            CITATION_PROMPT,
+            "--allowedTools",
+            ",".join(TOOL_PREFIX + name for name in TOOL_NAMES),
+            "--disallowedTools",
+            ",".join(BUILTIN_TOOLS),
+            "--max-turns",
+            str(self.max_turns),
         ]
         if self.claude_model:
             argv += ["--model", self.claude_model]
@@ -272,8 +293,9 @@ def _finish(run: PullRun, event: dict[str, Any]) -> None:
     run.answer = str(event.get("result") or "")
     run.turns = int(event.get("num_turns") or 0)
     usage = event.get("usage") or {}
-    run.tokens_in = sum(int(usage.get(name) or 0) for name in (
-        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    run.tokens_in = sum(
+        int(usage.get(name) or 0) for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
     run.tokens_out = int(usage.get("output_tokens") or 0)
     cost = event.get("total_cost_usd")
     run.usd = float(cost) if cost is not None else None

@@ -124,4 +124,3 @@ class PullRetriever:
         sibling.__dict__.update(self.__dict__)
         sibling.mode = mode
         return sibling
-

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from pushpull.models import NoModelConfigured
 from pushpull.pipeline import Rows
-from pushpull.runner import RunResult, RunRow
+from pushpull.scoring.runner import RunResult, RunRow
 
-from ..ops import Ops
+from ..ops.operations import Ops
 from ..store.queries import snapshot
-from ..tools import call_json
+from ..tools.schemas import call_json
 from .apiloop import ApiLoopRetriever
 from .claudecode import ClaudeCodeRetriever
 from .pull_record import CountMode, PullRunFailed
@@ -68,7 +68,11 @@ def pull_rows(
     try:
         if kind == CLAUDE_CODE:
             shared: PullRetriever = ClaudeCodeRetriever(
-                store_path, model=model or None, k=k, max_turns=max_turns, cache_dir=cache_dir,
+                store_path,
+                model=model or None,
+                k=k,
+                max_turns=max_turns,
+                cache_dir=cache_dir,
                 concurrency=concurrency,
             )
             strict: PullRetriever | None = None
@@ -122,8 +126,14 @@ class ReadTopHits:
 
     def stats(self) -> dict[str, Any]:
         queries = self._queries
-        return {"queries": queries, "tool_calls": queries + self._reads, "tokens_in": 0, "tokens_out": 0,
-                "reads_per_query": round(self._reads / queries, 3) if queries else 0.0, "model": "none"}
+        return {
+            "queries": queries,
+            "tool_calls": queries + self._reads,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "reads_per_query": round(self._reads / queries, 3) if queries else 0.0,
+            "model": "none",
+        }
 
     def close(self) -> None:
         self._ops.close()
@@ -138,7 +148,7 @@ def snippet_leakage(run: RunResult) -> dict[str, float]:
     by_name = {row.name: row for row in run.rows}
     prefix, leakage = "pull, ids read (", {}
     for name, row in by_name.items():
-        model = name[len(prefix):-1] if name.startswith(prefix) else None
+        model = name[len(prefix) : -1] if name.startswith(prefix) else None
         surfaced = by_name.get(row_name("surfaced", model)) if model else None
         if model and surfaced is not None:
             leakage[model] = round(surfaced.overall.recall - row.overall.recall, 3)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ..cli.common import DEFAULT_STORE, STORE_ENV
-from ..ops import Ops
+from ..ops.operations import Ops
 
 
 class ContextPullSearch:

@@ -55,8 +55,7 @@ def read_documents(conn: sqlite3.Connection, prefix: str = "") -> list[DocumentE
     """Documents whose path starts with ``prefix`` (all for ``""``), in path order."""
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     rows = conn.execute(
-        "SELECT path, title, summary, section_count FROM documents"
-        " WHERE path LIKE ? ESCAPE '\\' ORDER BY path",
+        "SELECT path, title, summary, section_count FROM documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path",
         (escaped + "%",),
     )
     # LIKE is case-insensitive for ASCII; paths are case-sensitive.

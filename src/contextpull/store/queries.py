@@ -114,8 +114,7 @@ def scored_matches(
     doc_filter, params = "", [*weights, match]
     if doc_ids is not None:
         doc_filter = (
-            "AND sections_fts.rowid IN"
-            " (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
+            "AND sections_fts.rowid IN (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
         )
         params.append(json.dumps(list(doc_ids)))
     sql = f"""

@@ -113,10 +113,7 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
     The caller owns the transaction: on a fresh file this builds the whole
     schema, on an existing store it brings a same-major store up to date.
     """
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS migrations ("
-        " seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"
-    )
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations ( seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
     done = set(applied_migrations(conn))
     applied: list[str] = []
     for name, fn in MIGRATIONS:

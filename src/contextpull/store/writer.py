@@ -185,9 +185,7 @@ class StoreWriter:
         conn.execute("PRAGMA journal_mode=OFF")
         conn.execute("PRAGMA synchronous=OFF")
         apply_migrations(conn)
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('format_version', ?)", (FORMAT_VERSION,)
-        )
+        conn.execute("INSERT INTO meta (key, value) VALUES ('format_version', ?)", (FORMAT_VERSION,))
         conn.execute("BEGIN")
         return conn
 
@@ -277,8 +275,7 @@ class StoreWriter:
             fts_rows.append((sid, heading, body))
             tri_rows.append((sid, folded))
         conn.executemany(
-            "INSERT INTO sections_fts (sections_fts, rowid, heading, body)"
-            " VALUES ('delete', ?, ?, ?)",
+            "INSERT INTO sections_fts (sections_fts, rowid, heading, body) VALUES ('delete', ?, ?, ?)",
             fts_rows,
         )
         conn.executemany(
@@ -336,8 +333,7 @@ class StoreWriter:
 
     def set_meta(self, values: dict[str, str]) -> None:
         self._require().executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             sorted(values.items()),
         )
 
@@ -374,7 +370,5 @@ class StoreWriter:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        conn.executemany(
-            "INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)", fts_rows
-        )
+        conn.executemany("INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)", fts_rows)
         conn.executemany("INSERT INTO sections_tri (rowid, folded) VALUES (?, ?)", tri_rows)

@@ -83,7 +83,15 @@ def info_path(questions_path: Path) -> Path:
 
 
 def cache_key(fp: str, shapes: Sequence[str], n: int, seed: int, model: str, max_gold: int) -> str:
-    params = {"fp": fp, "shapes": sorted(shapes), "n": n, "seed": seed, "model": model, "max_gold": max_gold, "v": BUILDER_VERSION}
+    params = {
+        "fp": fp,
+        "shapes": sorted(shapes),
+        "n": n,
+        "seed": seed,
+        "model": model,
+        "max_gold": max_gold,
+        "v": BUILDER_VERSION,
+    }
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -140,7 +148,9 @@ def load_evalset(path: Path, chunks: Sequence[Chunk]) -> EvalSet:
 
 
 def _counts(questions: Sequence[Question]) -> dict[str, int]:
-    return {shape: sum(q.shape == shape for q in questions) for shape in SHAPES if any(q.shape == shape for q in questions)}
+    return {
+        shape: sum(q.shape == shape for q in questions) for shape in SHAPES if any(q.shape == shape for q in questions)
+    }
 
 
 def build_evalset(
@@ -182,9 +192,13 @@ def build_evalset(
     if provider is not None:
         results = []
         if "conceptual" in shapes:
-            results.append(build_conceptual(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress))
+            results.append(
+                build_conceptual(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress)
+            )
         if "exact_lookup" in shapes:
-            results.append(build_exact_lookup(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress))
+            results.append(
+                build_exact_lookup(chunks, provider, quota=quota, seed=seed, workers=workers, progress=progress)
+            )
         if "comparison" in shapes:
             results.append(build_comparison(chunks, provider, quota=quota, workers=workers, progress=progress))
         for result in results:
@@ -223,7 +237,9 @@ def build_or_load(
         evalset = load_evalset(path, chunks)
         evalset.cached = True
         return evalset
-    evalset = build_evalset(chunks, shapes=shapes, provider=provider, n=n, seed=seed, max_gold=max_gold, progress=progress)
+    evalset = build_evalset(
+        chunks, shapes=shapes, provider=provider, n=n, seed=seed, max_gold=max_gold, progress=progress
+    )
     if not (evalset.model_calls and evalset.model_errors == evalset.model_calls):
         save_evalset(evalset, path)
     return evalset

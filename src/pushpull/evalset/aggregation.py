@@ -89,7 +89,9 @@ def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, tuple[
     return families
 
 
-def build_aggregation(chunks: Sequence[Chunk], *, limit: int, seed: int, max_gold: int) -> tuple[list[Question], str | None]:
+def build_aggregation(
+    chunks: Sequence[Chunk], *, limit: int, seed: int, max_gold: int
+) -> tuple[list[Question], str | None]:
     """Up to ``limit`` family questions (seeded choice), or a reason the corpus has none."""
     families = find_families(chunks, max_gold=max_gold)
     if not families:

@@ -54,12 +54,16 @@ class PairFacts:
 
     @property
     def numeric_differences(self) -> int:
-        return sum(is_number(t) and t.casefold() not in self.markers_a | self.markers_b for t in self.only_a + self.only_b)
+        return sum(
+            is_number(t) and t.casefold() not in self.markers_a | self.markers_b for t in self.only_a + self.only_b
+        )
 
 
 def _words(text: str) -> frozenset[str]:
     """Casefolded words, a plural "s" dropped, so "hotel" in a question meets "Hotels" in a passage."""
-    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in (m.casefold() for m in _WORD.findall(text)))
+    return frozenset(
+        w[:-1] if len(w) > 3 and w.endswith("s") else w for w in (m.casefold() for m in _WORD.findall(text))
+    )
 
 
 def _marker_words(title: str) -> frozenset[str]:
@@ -74,7 +78,12 @@ def _body(text: str) -> str:
 def differing_sentences(text: str, differing: Sequence[str]) -> list[str]:
     """Sentences of ``text`` (headings and front matter aside) holding a token from ``differing``."""
     wanted = _words(" ".join(differing))
-    sentences = [s for line in _body(text).splitlines() if line.strip() and not _HEADING_LINE.match(line) for s in _SENTENCE.split(plain_text(line))]
+    sentences = [
+        s
+        for line in _body(text).splitlines()
+        if line.strip() and not _HEADING_LINE.match(line)
+        for s in _SENTENCE.split(plain_text(line))
+    ]
     return [s for s in sentences if _words(s) & wanted or any(t in s for t in differing if is_number(t))]
 
 
@@ -86,9 +95,14 @@ def pair_facts(pair: NearDuplicate, titles: dict[str, str]) -> PairFacts:
     title_names = {normalise(title_a), normalise(title_b)}
     heading = next((h for h in headings(pair.a.text) if normalise(h) not in title_names and normalise(h)), "")
     return PairFacts(
-        pair, title_a, title_b,
-        only_in(_body(pair.a.text), _body(pair.b.text)), only_in(_body(pair.b.text), _body(pair.a.text)),
-        words_a - words_b, words_b - words_a, heading,
+        pair,
+        title_a,
+        title_b,
+        only_in(_body(pair.a.text), _body(pair.b.text)),
+        only_in(_body(pair.b.text), _body(pair.a.text)),
+        words_a - words_b,
+        words_b - words_a,
+        heading,
     )
 
 
@@ -101,14 +115,23 @@ def template_question(facts: PairFacts) -> str:
 def computed_answer(facts: PairFacts) -> str:
     """Both sides' differing sentences under their titles: the reference when the model's answer misses them."""
     sides = []
-    for name, chunk, differing in ((facts.name_a, facts.pair.a, facts.only_a), (facts.name_b, facts.pair.b, facts.only_b)):
+    for name, chunk, differing in (
+        (facts.name_a, facts.pair.a, facts.only_a),
+        (facts.name_b, facts.pair.b, facts.only_b),
+    ):
         text = " ".join(differing_sentences(chunk.text, differing)) or "(no differing sentence)"
         sides.append(f"{name}: {text if len(text) <= MAX_SIDE_CHARS else text[: MAX_SIDE_CHARS - 1].rstrip() + '…'}")
     return " | ".join(sides)
 
 
 def _attribute_words(facts: PairFacts) -> frozenset[str]:
-    text = " ".join([facts.heading, *differing_sentences(facts.pair.a.text, facts.only_a), *differing_sentences(facts.pair.b.text, facts.only_b)])
+    text = " ".join(
+        [
+            facts.heading,
+            *differing_sentences(facts.pair.a.text, facts.only_a),
+            *differing_sentences(facts.pair.b.text, facts.only_b),
+        ]
+    )
     title_words = _words(facts.name_a) | _words(facts.name_b)
     return frozenset(w for w in _words(text) - title_words if len(w) >= MIN_ATTRIBUTE_CHARS and not w.isdigit())
 
@@ -118,7 +141,9 @@ def acceptable(question: str | None, facts: PairFacts) -> bool:
     if not question:
         return False
     words = _words(question)
-    names_both = (not facts.markers_a or bool(words & facts.markers_a)) and (not facts.markers_b or bool(words & facts.markers_b))
+    names_both = (not facts.markers_a or bool(words & facts.markers_a)) and (
+        not facts.markers_b or bool(words & facts.markers_b)
+    )
     return names_both and bool(words & _attribute_words(facts))
 
 

@@ -25,7 +25,17 @@ from ..questions import Question
 from .documents import index_entries
 from .identifiers import chunks_containing, definition_score, is_rare, lookup_candidates
 from .markup import plain_text
-from .phrased import QA_SCHEMA, PhrasedResult, batch_size, clean_question, dedupe, empty_reason, is_trivial, job_budget, map_jobs
+from .phrased import (
+    QA_SCHEMA,
+    PhrasedResult,
+    batch_size,
+    clean_question,
+    dedupe,
+    empty_reason,
+    is_trivial,
+    job_budget,
+    map_jobs,
+)
 
 MAX_ANSWER_CHARS = 300
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
@@ -137,9 +147,23 @@ def build_exact_lookup(
     budget = job_budget(quota, workers)
     while budget > 0 and (jobs := list(islice(candidates, min(step, budget)))):
         budget -= len(jobs)
-        for lookup, (q, answer, phrasing) in map_jobs(jobs, lambda job: _phrase(result, provider, job, index), workers, progress):
+        for lookup, (q, answer, phrasing) in map_jobs(
+            jobs, lambda job: _phrase(result, provider, job, index), workers, progress
+        ):
             chunk = lookup.chunk
-            found.append(Question("", q, "exact_lookup", [chunk.id], answer, chunk.source, lookup.identifier, lookup.holders, phrasing=phrasing))
+            found.append(
+                Question(
+                    "",
+                    q,
+                    "exact_lookup",
+                    [chunk.id],
+                    answer,
+                    chunk.source,
+                    lookup.identifier,
+                    lookup.holders,
+                    phrasing=phrasing,
+                )
+            )
         found = dedupe(found)
         if len(found) >= quota or result.all_failed:
             break

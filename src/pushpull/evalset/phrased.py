@@ -31,8 +31,21 @@ from .identifiers import chunks_containing
 MIN_CHUNK_CHARS = 200
 MIN_ANSWER_FOR_EQUIVALENCE = 20
 _DEICTIC = (
-    "this section", "this document", "the text", "this chunk", "the passage", "this passage", "this page",
-    "the above", "the following", "passage a", "passage b", "document a", "document b", "document 1", "document 2",
+    "this section",
+    "this document",
+    "the text",
+    "this chunk",
+    "the passage",
+    "this passage",
+    "this page",
+    "the above",
+    "the following",
+    "passage a",
+    "passage b",
+    "document a",
+    "document b",
+    "document 1",
+    "document 2",
 )
 _TITLE_QUESTION = re.compile(r"\btitle\b", re.I)
 
@@ -67,7 +80,9 @@ class PhrasedResult:
         with self._lock:
             self.calls += 1
         try:
-            completion = provider.complete([Message(role="user", content=prompt)], system=system, json_schema=schema, max_tokens=400)
+            completion = provider.complete(
+                [Message(role="user", content=prompt)], system=system, json_schema=schema, max_tokens=400
+            )
             return parse_json_object(completion.text)
         except ModelError as err:
             with self._lock:
@@ -154,12 +169,16 @@ def job_budget(quota: int, workers: int) -> int:
     return max(batch_size(quota, workers), MAX_JOBS_PER_QUESTION * quota)
 
 
-def _conceptual_question(reply: dict[str, Any], chunk: Chunk, chunks: Sequence[Chunk], index: set[str]) -> Question | None:
+def _conceptual_question(
+    reply: dict[str, Any], chunk: Chunk, chunks: Sequence[Chunk], index: set[str]
+) -> Question | None:
     q = clean_question(reply.get("q"))
     answer = str(reply.get("a", "")).strip()
     if not q or is_trivial(q, answer, index):
         return None
-    equivalent = chunks_containing(answer, chunks, whole_word=False) if len(answer) >= MIN_ANSWER_FOR_EQUIVALENCE else []
+    equivalent = (
+        chunks_containing(answer, chunks, whole_word=False) if len(answer) >= MIN_ANSWER_FOR_EQUIVALENCE else []
+    )
     return Question("", q, "conceptual", [chunk.id], answer, chunk.source, "", equivalent, phrasing="model")
 
 
@@ -198,7 +217,9 @@ def build_conceptual(
             break
     result.questions = found[:quota]
     if not result.questions:
-        result.reasons["conceptual"] = empty_reason(result, "no phrased question survived the checks (stand-alone, not answerable from titles or headings)")
+        result.reasons["conceptual"] = empty_reason(
+            result, "no phrased question survived the checks (stand-alone, not answerable from titles or headings)"
+        )
     return result
 
 

@@ -122,7 +122,10 @@ def _equivalent(key: str, answer: str, chunks: Sequence[Chunk]) -> list[str]:
     return [
         c.id
         for c in holders
-        if any(key in plain and answer in plain for plain in (plain_text(ln) for ln in c.text.splitlines() if words[0] in ln))
+        if any(
+            key in plain and answer in plain
+            for plain in (plain_text(ln) for ln in c.text.splitlines() if words[0] in ln)
+        )
     ]
 
 
@@ -143,7 +146,13 @@ def build_table(chunks: Sequence[Chunk], *, limit: int, seed: int) -> tuple[list
     for row in unique:
         if len(questions) >= limit:
             break
-        columns = [c for c in range(1, len(row.cells)) if has_content(row.header[c]) and has_content(row.cells[c]) and row.cells[c].casefold() != row.key.casefold()]
+        columns = [
+            c
+            for c in range(1, len(row.cells))
+            if has_content(row.header[c])
+            and has_content(row.cells[c])
+            and row.cells[c].casefold() != row.key.casefold()
+        ]
         if not columns:
             continue
         col = rng.choice(columns)

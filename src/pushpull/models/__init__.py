@@ -50,7 +50,9 @@ def get_provider(
         raise NoModelConfigured("no model configured (spec 'none'); model-driven shapes are skipped")
     kind, _, model = spec.partition(":")
     if kind not in PROVIDERS or not model:
-        raise ModelError(f"bad model spec {spec!r}: expected one of {', '.join(p + ':<model>' for p in PROVIDERS)} or 'none'")
+        raise ModelError(
+            f"bad model spec {spec!r}: expected one of {', '.join(p + ':<model>' for p in PROVIDERS)} or 'none'"
+        )
     backend = _backend(kind, model, retry)
     cache = CompletionCache(cache_dir) if cache_dir is not None else None
     return MeteredProvider(backend, ledger=ledger if ledger is not None else default_ledger(), cache=cache)

@@ -33,7 +33,9 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
             }
         ]
     blocks: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
-    blocks += [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments} for call in message.tool_calls]
+    blocks += [
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments} for call in message.tool_calls
+    ]
     return blocks
 
 
@@ -54,7 +56,11 @@ def _json_tool(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """The forced tool carrying ``schema``; non-object schemas are wrapped in ``{"value": ...}``."""
     wrapped = schema.get("type") != "object"
     input_schema = {"type": "object", "properties": {_WRAPPED: schema}, "required": [_WRAPPED]} if wrapped else schema
-    return {"name": JSON_TOOL, "description": "Reply with your answer as this JSON value.", "input_schema": input_schema}, wrapped
+    return {
+        "name": JSON_TOOL,
+        "description": "Reply with your answer as this JSON value.",
+        "input_schema": input_schema,
+    }, wrapped
 
 
 class AnthropicProvider(HostedProvider):
@@ -81,7 +87,9 @@ class AnthropicProvider(HostedProvider):
         }
         if system:
             request["system"] = system
-        api_tools = [{key: tool[key] for key in ("name", "description", "input_schema") if key in tool} for tool in tools or []]
+        api_tools = [
+            {key: tool[key] for key in ("name", "description", "input_schema") if key in tool} for tool in tools or []
+        ]
         wrapped = False
         if json_schema is not None and not api_tools:
             json_tool, wrapped = _json_tool(json_schema)
@@ -92,7 +100,9 @@ class AnthropicProvider(HostedProvider):
         if api_tools:
             request["tools"] = api_tools
         response = self._call(lambda: self._client.messages.create(**request))
-        return self._completion(response, json_mode=json_schema is not None and "tool_choice" in request, wrapped=wrapped)
+        return self._completion(
+            response, json_mode=json_schema is not None and "tool_choice" in request, wrapped=wrapped
+        )
 
     def _completion(self, response: Any, *, json_mode: bool, wrapped: bool) -> Completion:
         texts: list[str] = []
@@ -108,7 +118,9 @@ class AnthropicProvider(HostedProvider):
                 raise ModelError(f"{self.spec}: bad output: the forced {JSON_TOOL} tool was not called")
             texts, calls = [json.dumps(answer.arguments.get(_WRAPPED) if wrapped else answer.arguments)], []
         usage = response.usage
-        cache_tokens = (getattr(usage, name, None) or 0 for name in ('cache_creation_input_tokens', 'cache_read_input_tokens'))
+        cache_tokens = (
+            getattr(usage, name, None) or 0 for name in ("cache_creation_input_tokens", "cache_read_input_tokens")
+        )
         tokens_in = usage.input_tokens + sum(cache_tokens)
         return Completion(
             text="".join(texts),

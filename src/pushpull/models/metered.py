@@ -68,7 +68,9 @@ class MeteredProvider:
         A cache hit comes back with ``cached=True`` and the usage of the original
         call; the ledger books it as cached, with no spend.
         """
-        request = dict(system=system, tools=tools, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature)
+        request = dict(
+            system=system, tools=tools, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature
+        )
         key = request_key(self.backend.identity(), messages, **request) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.ledger.record(self.spec, hit.usage, cached=True)
@@ -80,7 +82,9 @@ class MeteredProvider:
             raise
         usage = completion.usage
         if usage.usd is None:
-            usage = replace(usage, usd=cost_usd(self.backend.provider, self.backend.model, usage.tokens_in, usage.tokens_out))
+            usage = replace(
+                usage, usd=cost_usd(self.backend.provider, self.backend.model, usage.tokens_in, usage.tokens_out)
+            )
         completion = replace(completion, usage=usage, cached=False)
         if self.cache is not None:
             self.cache.put(key, self.spec, completion)

@@ -31,7 +31,11 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
             converted.append({"role": "tool", "tool_call_id": message.tool_call_id or "", "content": content})
         elif message.role == "assistant" and message.tool_calls:
             calls = [
-                {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
                 for call in message.tool_calls
             ]
             converted.append({"role": "assistant", "content": message.content, "tool_calls": calls})
@@ -45,7 +49,11 @@ def to_openai_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
-            "function": {"name": tool["name"], "description": tool.get("description", ""), "parameters": tool["input_schema"]},
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool["input_schema"],
+            },
         }
         for tool in tools
     ]
@@ -69,7 +77,11 @@ class OpenAIProvider(HostedProvider):
         temperature: float = 0.0,
     ) -> Completion:
         limit = "max_completion_tokens" if self.base_url == DEFAULT_BASE_URL else "max_tokens"
-        request: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(system, messages), limit: max_tokens}
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(system, messages),
+            limit: max_tokens,
+        }
         if not self.model.startswith(_REASONING_PREFIXES):
             request["temperature"] = temperature
         if tools:
@@ -87,7 +99,9 @@ class OpenAIProvider(HostedProvider):
         return Completion(
             text=choice.message.content or "",
             tool_calls=tuple(self._tool_call(call) for call in choice.message.tool_calls or []),
-            usage=Usage(tokens_in=usage.prompt_tokens if usage else 0, tokens_out=usage.completion_tokens if usage else 0),
+            usage=Usage(
+                tokens_in=usage.prompt_tokens if usage else 0, tokens_out=usage.completion_tokens if usage else 0
+            ),
             stop_reason=choice.finish_reason or "",
         )
 
@@ -95,7 +109,9 @@ class OpenAIProvider(HostedProvider):
         try:
             arguments = json.loads(call.function.arguments or "{}")
         except json.JSONDecodeError as error:
-            raise ModelError(f"{self.spec}: bad output: arguments of {call.function.name} are not JSON ({error})") from error
+            raise ModelError(
+                f"{self.spec}: bad output: arguments of {call.function.name} are not JSON ({error})"
+            ) from error
         if not isinstance(arguments, dict):
             raise ModelError(f"{self.spec}: bad output: arguments of {call.function.name} are not a JSON object")
         return ToolCall(id=call.id, name=call.function.name, arguments=arguments)

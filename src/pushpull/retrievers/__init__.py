@@ -96,7 +96,9 @@ def reranker_label(spec: str) -> str:
 class _Builder:
     """Builds each retriever at most once, sharing bm25 and dense between rows."""
 
-    def __init__(self, chunks: Sequence[ChunkLike], *, cache_dir: Path | None, embedder: str, reranker: str | None) -> None:
+    def __init__(
+        self, chunks: Sequence[ChunkLike], *, cache_dir: Path | None, embedder: str, reranker: str | None
+    ) -> None:
         self.chunks = chunks
         self.cache_dir = cache_dir
         self.embedder_spec = embedder

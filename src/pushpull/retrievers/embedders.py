@@ -80,9 +80,7 @@ class MiniLMOnnxEmbedder:
         options = onnxruntime.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
-        self._session = onnxruntime.InferenceSession(
-            str(model_path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.enable_padding()

@@ -58,9 +58,7 @@ class CrossEncoderFolder:
 
         self.name = f"onnx:{folder.name}"
         self.batch_size = batch_size
-        self._session = onnxruntime.InferenceSession(
-            str(folder / "model.onnx"), providers=["CPUExecutionProvider"]
-        )
+        self._session = onnxruntime.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=max_tokens)
@@ -68,7 +66,10 @@ class CrossEncoderFolder:
 
     def scores(self, query: str, passages: list[str]) -> np.ndarray:
         """One relevance logit per passage, in input order."""
-        out = [self._score_batch(query, passages[i : i + self.batch_size]) for i in range(0, len(passages), self.batch_size)]
+        out = [
+            self._score_batch(query, passages[i : i + self.batch_size])
+            for i in range(0, len(passages), self.batch_size)
+        ]
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
     def _score_batch(self, query: str, passages: list[str]) -> np.ndarray:
@@ -92,7 +93,7 @@ class CrossEncoderFolder:
 
 _SYSTEM = (
     "You rank documentation passages by how well they answer a question. "
-    "Reply with JSON only: {\"ranking\": [numbers of the passages, most relevant first]}."
+    'Reply with JSON only: {"ranking": [numbers of the passages, most relevant first]}.'
 )
 _RANKING_SCHEMA: dict[str, Any] = {
     "type": "object",

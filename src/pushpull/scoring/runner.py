@@ -20,14 +20,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .chunks import Chunk, fingerprint
-from .errors import FingerprintMismatch, UsageError
-from .evalset import EvalSet
+from ..chunks import Chunk, fingerprint
+from ..errors import FingerprintMismatch, UsageError
+from ..evalset import EvalSet
 from .judge import judge_correctness, judge_faithfulness, judge_faithfulness_to_texts
 from .metrics import QuestionResult, Summary, summarize, summarize_by_shape
-from .models.base import ModelError
-from .protocol import adapter_concurrency, adapter_evidence, adapter_stats
-from .questions import Question
+from ..models.base import ModelError
+from ..protocol import adapter_concurrency, adapter_evidence, adapter_stats
+from ..questions import Question
 
 
 class ProgressSink(Protocol):
@@ -97,7 +97,9 @@ def _ask(adapter: Any, question: Question, k: int) -> QuestionResult:
     except Exception as err:  # an adapter's failure is a scored miss, whatever it raised
         retrieved, error = [], f"{type(err).__name__}: {err}"
     ms = (time.perf_counter() - start) * 1000
-    return QuestionResult(question.id, question.shape, list(question.gold_chunk_ids), list(question.equivalent_gold), retrieved, ms, error)
+    return QuestionResult(
+        question.id, question.shape, list(question.gold_chunk_ids), list(question.equivalent_gold), retrieved, ms, error
+    )
 
 
 def _judge(adapter: Any, question: Question, result: QuestionResult, judge: Any, chunk_text: dict[str, str]) -> None:
@@ -182,7 +184,9 @@ def run(
     chunk_text = {c.id: c.text for c in chunks}
     sampled = sample_questions(evalset.questions, sample, seed)
     results = [
-        run_row(row, sampled if row.sampled else evalset.questions, k, judge=judge, chunk_text=chunk_text, progress=progress)
+        run_row(
+            row, sampled if row.sampled else evalset.questions, k, judge=judge, chunk_text=chunk_text, progress=progress
+        )
         for row in rows
     ]
     judge_model = getattr(judge, "spec", "none") if judge is not None else "none"

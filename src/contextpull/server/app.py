@@ -37,12 +37,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
-from . import __version__
-from .errors import ContextPullError
+from .. import __version__
+from ..errors import ContextPullError
 from .http_guard import BearerTokenGuard
-from .instructions import server_instructions
-from .ops import Ops
-from .tools import TOOLS, call_json
+from ..tools.instructions import server_instructions
+from ..ops.operations import Ops
+from ..tools.schemas import TOOLS, call_json
 
 SERVER_NAME = "contextpull"
 INDEX_URI = "contextpull://index"

@@ -16,9 +16,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .chunks import Chunk
+from ..chunks import Chunk
 from .metrics import Summary, top_k
-from .questions import SHAPES
+from ..questions import SHAPES
 from .runner import RowResult, RunResult
 
 #: the narrowest the name column gets, so a short run still has a readable header
@@ -33,8 +33,18 @@ def _f(value: float | None, digits: int = 3) -> str:
 
 def _columns(k: int, label_width: int) -> list[tuple[str, int]]:
     return [
-        ("config", label_width), (f"recall@{k}", 9), (f"rec≡@{k}", 8), (f"MRR@{k}", 7), (f"NDCG@{k}|hit", 12),
-        ("hit", 6), ("faith", 7), ("correct", 8), ("n", 5), ("err", 4), ("ms/query", 9), ("tok/query", 10),
+        ("config", label_width),
+        (f"recall@{k}", 9),
+        (f"rec≡@{k}", 8),
+        (f"MRR@{k}", 7),
+        (f"NDCG@{k}|hit", 12),
+        ("hit", 6),
+        ("faith", 7),
+        ("correct", 8),
+        ("n", 5),
+        ("err", 4),
+        ("ms/query", 9),
+        ("tok/query", 10),
         ("calls/query", 12),
     ]
 
@@ -47,8 +57,18 @@ def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
 def _summary_cells(label: str, s: Summary, cost: tuple[str, str]) -> list[str]:
     faith = _f(s.faithfulness, 2) + (_UNREAD_MARK if s.unread_answers else "")
     return [
-        label, _f(s.recall), _f(s.recall_equivalent), _f(s.mrr), _f(s.ndcg_given_hit), _f(s.hit_rate),
-        faith, _f(s.correctness, 2), str(s.n), str(s.errors), _f(s.ms_per_query, 1), *cost,
+        label,
+        _f(s.recall),
+        _f(s.recall_equivalent),
+        _f(s.mrr),
+        _f(s.ndcg_given_hit),
+        _f(s.hit_rate),
+        faith,
+        _f(s.correctness, 2),
+        str(s.n),
+        str(s.errors),
+        _f(s.ms_per_query, 1),
+        *cost,
     ]
 
 
@@ -137,11 +157,21 @@ def misses(run: RunResult, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
             if not missing:
                 continue
             q = questions[r.qid]
-            out.append({
-                "config": row.name, "id": q.id, "q": q.q, "shape": q.shape, "answer": q.answer,
-                "gold": r.gold, "missing": missing, "equivalent_gold": r.equivalent, "retrieved": retrieved,
-                "error": r.error, "missing_text": [text.get(g, "")[:600] for g in missing],
-            })
+            out.append(
+                {
+                    "config": row.name,
+                    "id": q.id,
+                    "q": q.q,
+                    "shape": q.shape,
+                    "answer": q.answer,
+                    "gold": r.gold,
+                    "missing": missing,
+                    "equivalent_gold": r.equivalent,
+                    "retrieved": retrieved,
+                    "error": r.error,
+                    "missing_text": [text.get(g, "")[:600] for g in missing],
+                }
+            )
     return out
 
 
@@ -171,7 +201,9 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
     }
 
 
-def write_outputs(run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None) -> dict[str, Path]:
+def write_outputs(
+    run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None
+) -> dict[str, Path]:
     """Write results.json, runs/<config>.trec, qrels.txt, misses.jsonl and table.txt; return their paths."""
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -181,10 +213,14 @@ def write_outputs(run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spe
         "qrels": out_dir / "qrels.txt",
         "misses": out_dir / "misses.jsonl",
     }
-    paths["results"].write_text(json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths["results"].write_text(
+        json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     paths["table"].write_text(render_table(run) + "\n", encoding="utf-8")
     paths["qrels"].write_text("".join(line + "\n" for line in qrels_lines(run)), encoding="utf-8")
-    paths["misses"].write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8")
+    paths["misses"].write_text(
+        "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8"
+    )
     for row in run.rows:
         path = runs_dir / f"{slug(row.name)}.trec"
         path.write_text("".join(line + "\n" for line in trec_run_lines(row)), encoding="utf-8")

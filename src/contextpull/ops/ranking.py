@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .records import HEADING_SEPARATOR
-from .store import queries
-from .terms import content_terms, fts_quote, index_terms, is_compound
+from ..records import HEADING_SEPARATOR
+from ..store import queries
+from ..terms import content_terms, fts_quote, index_terms, is_compound
 
 HEADING_WEIGHT = 5.0
 BODY_WEIGHT = 1.0

@@ -28,8 +28,8 @@ from typing import Literal, Union
 
 from . import markdown, plaintext
 from .blocks import Block, Outline, Span
-from .records import ParsedDocument, Section, SectionKind
-from .settings import SectionSettings
+from ..records import ParsedDocument, Section, SectionKind
+from ..settings import SectionSettings
 
 __all__ = ["Format", "format_for", "parse_document"]
 

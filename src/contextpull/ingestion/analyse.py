@@ -21,12 +21,12 @@ from collections.abc import Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
-from .decode import Undecodable, decode_bytes
+from ..parse.decode import Undecodable, decode_bytes
 from .discover import FoundFile
-from .records import ParsedDocument
-from .sections import parse_document
-from .settings import SectionSettings
-from .store.writer import FtsValues, fts_values
+from ..records import ParsedDocument
+from ..parse.sections import parse_document
+from ..settings import SectionSettings
+from ..store.writer import FtsValues, fts_values
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -132,9 +132,7 @@ def analyse_all(
     batches = [files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK)]
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),)
-    )
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),))
     pending: deque[Future[list[Analysed]]] = deque()
     try:
         queued = iter(batches)

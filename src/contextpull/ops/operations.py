@@ -4,7 +4,7 @@
 Each operation validates its arguments (raising the :class:`ToolError`
 family with a suggestion), runs inside one read transaction so a concurrent
 re-ingest is never seen half-way, and returns a typed result from
-:mod:`contextpull.results`.
+:mod:`contextpull.ops.results`.
 
 The discipline the results encode: ``search`` returns pointers (ids,
 headings, snippets), never bodies; ``read`` and ``neighbours`` return text
@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
-from .closeable import Closeable
-from .errors import (
+from ..closeable import Closeable
+from ..errors import (
     BadArgument,
     BadFilter,
     OutOfRange,
@@ -29,9 +29,9 @@ from .errors import (
     WrongType,
 )
 from .grep import compile_pattern, scan, trim_line
-from .index import index_for_prefix
+from ..index import index_for_prefix
 from .ranking import rank
-from .records import section_id, split_section_id
+from ..records import section_id, split_section_id
 from .results import (
     GrepMatch,
     GrepResult,
@@ -43,9 +43,9 @@ from .results import (
     SectionView,
 )
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
-from .store import queries
-from .store.connection import Store
-from .terms import query_terms
+from ..store import queries
+from ..store.connection import Store
+from ..terms import query_terms
 
 #: inclusive bounds of every numeric argument, shared with the tool schemas
 SEARCH_LIMIT = (1, 50)
@@ -194,8 +194,7 @@ class Ops(Closeable):
             with closing(queries.grep_candidates(conn, compiled.prefilter, doc_ids)) as rows:
                 outcome = scan(rows, compiled, limit)
         matches = tuple(
-            GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit))
-            for row, hit in outcome.hits
+            GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit)) for row, hit in outcome.hits
         )
         hint = None
         if outcome.exhausted:
@@ -298,9 +297,7 @@ def _bounded_int(name: str, value: object, bounds: tuple[int, int]) -> int:
             f"{name} must be an integer from {low} to {high}, got {value!r}", f"pass {name} as a whole number"
         )
     if not low <= value <= high:
-        raise OutOfRange(
-            f"{name} must be from {low} to {high}, got {value}", f"pass {name} between {low} and {high}"
-        )
+        raise OutOfRange(f"{name} must be from {low} to {high}, got {value}", f"pass {name} between {low} and {high}")
     return value
 
 

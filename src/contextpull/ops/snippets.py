@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from .terms import index_terms, token_spans
+from ..terms import index_terms, token_spans
 
 #: default snippet width in characters of source text
 DEFAULT_SNIPPET = 160
@@ -84,9 +84,7 @@ def _window_start(spans: list[tuple[int, int, set[str]]], width: int) -> int:
     return best_start
 
 
-def _snap_to_words(
-    text: str, start: int, end: int, spans: list[tuple[int, int, set[str]]]
-) -> tuple[int, int]:
+def _snap_to_words(text: str, start: int, end: int, spans: list[tuple[int, int, set[str]]]) -> tuple[int, int]:
     """Move the window's edges to whitespace so no word is cut, never past a match."""
     first_match = next((s for s, _, _ in spans if s >= start), end)
     if start > 0 and not text[start - 1].isspace():

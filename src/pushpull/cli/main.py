@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .adapters import load_adapter
-from .chunks import read_chunks
-from .errors import HarnessError
-from .evalset import EvalSet, load_evalset
-from .models.base import ModelError
-from .pipeline import Rows, evalset_for, push_rows, require_model, score, spend
-from .questions import SHAPES, parse_shapes
-from .report import render_table, results_json
-from .runner import RunRow
+from ..adapters import load_adapter
+from ..chunks import read_chunks
+from ..errors import HarnessError
+from ..evalset import EvalSet, load_evalset
+from ..models.base import ModelError
+from ..pipeline import Rows, evalset_for, push_rows, require_model, score, spend
+from ..questions import SHAPES, parse_shapes
+from ..scoring.report import render_table, results_json
+from ..scoring.runner import RunRow
 
 DEFAULT_OUT = Path(".pushpull")
 
@@ -33,10 +33,14 @@ DEFAULT_OUT = Path(".pushpull")
 def _add_evalset_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chunks", type=Path, required=True, help="JSON lines of {id, text, source}")
     parser.add_argument("--shapes", default="all", help=f"comma list of {', '.join(SHAPES)} (default: all)")
-    parser.add_argument("--model", default="none", help="provider:model that phrases questions and judges answers (default: none)")
+    parser.add_argument(
+        "--model", default="none", help="provider:model that phrases questions and judges answers (default: none)"
+    )
     parser.add_argument("--n", type=int, default=200, help="target number of questions (default: 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed for sampling chunks and questions (default: 0)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output and cache folder (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"output and cache folder (default: {DEFAULT_OUT})"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -48,7 +52,9 @@ def _parse_push(spec: str) -> list[str] | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pushpull", description="Score push (RAG) and pull (agentic) retrieval on one self-built eval set.")
+    parser = argparse.ArgumentParser(
+        prog="pushpull", description="Score push (RAG) and pull (agentic) retrieval on one self-built eval set."
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     build = sub.add_parser("build-evalset", help="build (or reuse) the eval set for a chunk file")
@@ -58,14 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="score adapters and push configs; print the one table")
     _add_evalset_options(run)
     run.add_argument("--questions", type=Path, help="score this questions file instead of the built eval set")
-    run.add_argument("--adapter", action="append", default=[], metavar="FILE.py:NAME", help="an adapter (repeatable), ragbisect's rules")
-    run.add_argument("--push", default="all", help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank (default: all)")
+    run.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="FILE.py:NAME",
+        help="an adapter (repeatable), ragbisect's rules",
+    )
+    run.add_argument(
+        "--push",
+        default="all",
+        help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank (default: all)",
+    )
     run.add_argument("--reranker", help="reranker for the rerank row: onnx:<folder> or llm:<provider:model>")
     run.add_argument("--k", type=int, default=5, help="cutoff for every metric (default: 5)")
-    run.add_argument("--sample", type=int, help="score expensive rows (adapters, LLM rerank) on a seeded sample of N questions")
+    run.add_argument(
+        "--sample", type=int, help="score expensive rows (adapters, LLM rerank) on a seeded sample of N questions"
+    )
     run.set_defaults(handler=cmd_run)
 
-    from .models.commands import register as register_models
+    from ..models.commands import register as register_models
 
     register_models(sub)
     return parser
@@ -78,7 +96,10 @@ def _evalset_summary(evalset: EvalSet) -> dict[str, Any]:
 def _render_evalset(evalset: EvalSet) -> str:
     counts = ", ".join(f"{s} {c}" for s, c in evalset.counts.items()) or "no questions"
     state = "reused cached" if evalset.cached else "built"
-    lines = [f"{state} eval set: {len(evalset.questions)} questions ({counts})", f"file: {evalset.path or '(not cached)'}"]
+    lines = [
+        f"{state} eval set: {len(evalset.questions)} questions ({counts})",
+        f"file: {evalset.path or '(not cached)'}",
+    ]
     lines += evalset.template_lines()
     lines += [f"skipped shape {shape}: {why}" for shape, why in evalset.skipped.items()]
     return "\n".join(lines)
@@ -87,7 +108,9 @@ def _render_evalset(evalset: EvalSet) -> str:
 def cmd_build_evalset(args: argparse.Namespace) -> int:
     chunks = read_chunks(args.chunks)
     provider = require_model(args.model, args.out)
-    evalset = evalset_for(chunks, args.out, shapes=parse_shapes(args.shapes), provider=provider, n=args.n, seed=args.seed)
+    evalset = evalset_for(
+        chunks, args.out, shapes=parse_shapes(args.shapes), provider=provider, n=args.n, seed=args.seed
+    )
     _print(args, _evalset_summary(evalset), _render_evalset(evalset))
     print(spend()[0], file=sys.stderr)
     return 0
@@ -99,9 +122,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.questions:
         evalset = load_evalset(args.questions, chunks)
     else:
-        evalset = evalset_for(chunks, args.out, shapes=parse_shapes(args.shapes), provider=provider, n=args.n, seed=args.seed)
+        evalset = evalset_for(
+            chunks, args.out, shapes=parse_shapes(args.shapes), provider=provider, n=args.n, seed=args.seed
+        )
     if not evalset.questions:
-        raise HarnessError("the eval set has no questions", "see the skipped-shape reasons: pushpull build-evalset --chunks ...")
+        raise HarnessError(
+            "the eval set has no questions", "see the skipped-shape reasons: pushpull build-evalset --chunks ..."
+        )
     rows = Rows([RunRow(spec, load_adapter(spec, chunks), sampled=True) for spec in args.adapter])
     rows.extend(push_rows(chunks, _parse_push(args.push), args.out, reranker=args.reranker))
     if not rows.rows:
@@ -134,7 +161,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pushpull: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -200,7 +200,9 @@ class _Builder:
         kind = _GROUP_KIND.get(token.type, "other")
         start, end = self._span(token)
         if kind == "heading":
-            self.blocks.append(Block(start, end, "heading", int(token.tag[1]), strip_inline(self.tokens[first + 1].content)))
+            self.blocks.append(
+                Block(start, end, "heading", int(token.tag[1]), strip_inline(self.tokens[first + 1].content))
+            )
         elif kind == "table":
             begin, stop = token.map
             self.tables.append((start, end))

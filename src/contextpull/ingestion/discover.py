@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pathspec
 
-from .errors import UnreadableCorpus
-from .sections import format_for
+from ..errors import UnreadableCorpus
+from ..parse.sections import format_for
 
 IGNORE_FILE = ".contextpullignore"
 
@@ -99,9 +99,7 @@ class _Walk:
         self.seen: set[tuple[int, int]] = set()
         self.result = Discovery()
 
-    def folder(
-        self, location: Path, prefix: str, entries: list[os.DirEntry[str]], specs: list[_Spec]
-    ) -> None:
+    def folder(self, location: Path, prefix: str, entries: list[os.DirEntry[str]], specs: list[_Spec]) -> None:
         if any(e.name == IGNORE_FILE for e in entries):
             specs = [*specs, (prefix, _read_spec(location / IGNORE_FILE))]
         for entry in entries:

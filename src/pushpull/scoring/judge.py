@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .jsonreply import parse_json_object
-from .models.base import Message, ModelError
+from ..jsonreply import parse_json_object
+from ..models.base import Message, ModelError
 
 FAITHFULNESS_SYSTEM = """You grade answers strictly. You see a question, the passages a system retrieved, and the answer it wrote.
 Decide whether every factual claim in the answer is directly supported by the passages (style does not matter; an answer that says it cannot answer is supported)."""
@@ -31,7 +31,9 @@ VERDICT_SCHEMA: dict[str, Any] = {
 
 
 def _verdict(provider: Any, system: str, prompt: str) -> bool:
-    completion = provider.complete([Message(role="user", content=prompt)], system=system, json_schema=VERDICT_SCHEMA, max_tokens=200)
+    completion = provider.complete(
+        [Message(role="user", content=prompt)], system=system, json_schema=VERDICT_SCHEMA, max_tokens=200
+    )
     reply = parse_json_object(completion.text)
     if not isinstance(reply.get("verdict"), bool):
         raise ModelError(f"judge reply has no boolean verdict: {completion.text[:120]!r}")
@@ -53,4 +55,8 @@ def judge_faithfulness_to_texts(provider: Any, question: str, texts: Sequence[st
 
 def judge_correctness(provider: Any, question: str, reference: str, answer: str) -> bool:
     """True when ``answer`` states the facts of ``reference``."""
-    return _verdict(provider, CORRECTNESS_SYSTEM, f"Question: {question}\n\nReference answer:\n{reference}\n\nSystem answer:\n{answer}")
+    return _verdict(
+        provider,
+        CORRECTNESS_SYSTEM,
+        f"Question: {question}\n\nReference answer:\n{reference}\n\nSystem answer:\n{answer}",
+    )

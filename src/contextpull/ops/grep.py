@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import re2
 
-from .errors import PatternRejected
-from .store.queries import SectionRow
+from ..errors import PatternRejected
+from ..store.queries import SectionRow
 
 PATTERN_MAX = 200
 #: longest line shown for a match; longer lines are cut around the match

@@ -124,4 +124,3 @@ def summarize_by_shape(results: Iterable[QuestionResult], k: int) -> dict[str, S
     for result in results:
         groups[result.shape].append(result)
     return {shape: summarize(group, k) for shape, group in groups.items()}
-

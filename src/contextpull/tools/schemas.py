@@ -16,10 +16,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import ContextPullError, MissingArgument, OutOfRange, UnknownArgument, UnknownTool, WrongType
-from .grep import PATTERN_MAX
+from ..errors import ContextPullError, MissingArgument, OutOfRange, UnknownArgument, UnknownTool, WrongType
+from ..ops.grep import PATTERN_MAX
 from .instructions import CITE
-from .ops import (
+from ..ops.operations import (
     CONTEXT,
     DEFAULT_GREP_LIMIT,
     DEFAULT_SEARCH_LIMIT,
@@ -32,7 +32,7 @@ from .ops import (
     SNIPPET_WIDTH,
     Ops,
 )
-from .snippets import DEFAULT_SNIPPET
+from ..ops.snippets import DEFAULT_SNIPPET
 
 Schema = dict[str, Any]
 

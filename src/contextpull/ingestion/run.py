@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .. import __version__
 from .analyse import Analysed, analyse_all, default_workers, sha256
 from .discover import FoundFile, discover
-from .errors import FormatVersionError
-from .index import DEFAULT_BUDGET, build_index
-from .settings import SectionSettings
-from .store.connection import Store
-from .store.writer import StoreWriter
+from ..errors import FormatVersionError
+from ..index import DEFAULT_BUDGET, build_index
+from ..settings import SectionSettings
+from ..store.connection import Store
+from ..store.writer import StoreWriter
 
 DEFAULT_SETTINGS = SectionSettings()
 STORE_DIR = ".contextpull"
@@ -223,9 +223,7 @@ def _write(
     report.fingerprint = fingerprint
 
 
-def _plan(
-    writer: StoreWriter, report: IngestReport, files: list[FoundFile], hashes: dict[str, str]
-) -> list[FoundFile]:
+def _plan(writer: StoreWriter, report: IngestReport, files: list[FoundFile], hashes: dict[str, str]) -> list[FoundFile]:
     """Remove vanished files; return the files whose bytes are new or changed."""
     stored = writer.document_hashes()
     skips = writer.skipped_files()
@@ -243,9 +241,7 @@ def _plan(
     return todo
 
 
-def _store_analysed(
-    writer: StoreWriter, report: IngestReport, result: Analysed, *, is_new: bool
-) -> None:
+def _store_analysed(writer: StoreWriter, report: IngestReport, result: Analysed, *, is_new: bool) -> None:
     """Store one analysed file, or record why it is left out."""
     doc = result.document
     if doc is None:

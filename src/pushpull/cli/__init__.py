@@ -1,0 +1,5 @@
+"""The ``pushpull`` command."""
+
+from .main import main
+
+__all__ = ["main"]
