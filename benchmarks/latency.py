@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from contextpull.ops.operations import Ops
-from contextpull.terms import fts_quote, index_terms, is_compound
+from contextpull.store.queries import fts_quote
+from contextpull.terms import index_terms, is_compound
 
 SAMPLE = 200
 RARE_MAX = 5

@@ -58,7 +58,7 @@ def test_every_file_ingests_or_is_skipped_with_a_reason(hostile, tmp_path):
     assert skipped["dangling.md"] == "broken symlink"
     with Store.open(store_path) as store:
         stored = {d.path for d in store.documents()}
-        texts = dict(store.conn.execute("SELECT sid, text FROM sections"))
+        texts = dict(store._conn.execute("SELECT sid, text FROM sections"))
     accounted = stored | set(skipped)
     assert set(HOSTILE) <= accounted
     assert {
@@ -89,7 +89,7 @@ def test_ten_thousand_files_in_one_folder(make_corpus, tmp_path):
     assert report.index_tokens <= 3000
     with Store.open(store_path) as store:
         assert estimate_tokens(store.index_text) <= 3000
-        assert store.conn.execute("SELECT count(*) FROM sections").fetchone()[0] == report.sections
+        assert store._conn.execute("SELECT count(*) FROM sections").fetchone()[0] == report.sections
 
 
 def test_store_from_another_format_version(make_corpus, tmp_path):

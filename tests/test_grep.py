@@ -37,7 +37,7 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> Ops:
 
 @pytest.fixture(scope="module")
 def sections(ops: Ops) -> list[queries.SectionRow]:
-    return list(queries.sections_in_order(ops.store.conn))
+    return list(ops.store.sections_in_order())
 
 
 def full_scan_ids(sections: list[queries.SectionRow], pattern: str) -> list[str]:

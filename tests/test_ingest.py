@@ -33,7 +33,7 @@ def snapshot(store: Path) -> tuple[bytes, int]:
 
 def section_rows(store_path: Path) -> list[tuple[str, str]]:
     with Store.open(store_path) as store:
-        return list(store.conn.execute("SELECT sid, text FROM sections ORDER BY path, ordinal"))
+        return list(store._conn.execute("SELECT sid, text FROM sections ORDER BY path, ordinal"))
 
 
 def test_first_ingest(make_corpus):
@@ -52,7 +52,7 @@ def test_first_ingest(make_corpus):
         for path in FILES:
             assert path in store.index_text
         ordinals: dict[str, list[int]] = {}
-        for doc, ordinal, sid in store.conn.execute("SELECT path, ordinal, sid FROM sections"):
+        for doc, ordinal, sid in store._conn.execute("SELECT path, ordinal, sid FROM sections"):
             assert sid == f"{doc}#{ordinal}"
             ordinals.setdefault(doc, []).append(ordinal)
         assert all(sorted(o) == list(range(len(o))) for o in ordinals.values())
@@ -281,7 +281,7 @@ def test_cli_bad_settings_is_usage_error(make_corpus, capsys):
 
 def _store_content(store_path: Path) -> tuple[list[tuple], str]:
     with Store.open(store_path) as store:
-        rows = list(store.conn.execute("SELECT * FROM sections ORDER BY id"))
+        rows = list(store._conn.execute("SELECT * FROM sections ORDER BY id"))
         return rows, store.index_text
 
 

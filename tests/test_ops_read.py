@@ -11,7 +11,6 @@ from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, examples_store, s
 from contextpull.errors import BadFilter, OutOfRange, UnknownSection, WrongType
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
-from contextpull.store import queries
 
 
 TABLE_PART = "reference/spec-sheet.md#2"
@@ -25,7 +24,7 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> Ops:
 
 
 def stored_text(ops: Ops, sid: str) -> str:
-    row = queries.section_by_sid(ops.store.conn, sid)
+    row = ops.store.section_by_sid(sid)
     assert row is not None and row.text is not None
     return row.text
 
@@ -55,7 +54,7 @@ def test_read_context_adds_marked_neighbours_within_the_document(ops: Ops) -> No
 
 def test_table_continuation_is_read_with_its_header(ops: Ops) -> None:
     result = ops.read(TABLE_PART)
-    header = queries.section_by_sid(ops.store.conn, TABLE_PART).table_header  # type: ignore[union-attr]
+    header = ops.store.section_by_sid(TABLE_PART).table_header  # type: ignore[union-attr]
     assert header and result.section.table_header_added
     assert result.section.text == header.rstrip("\n") + "\n" + stored_text(ops, TABLE_PART)
     assert result.section.text.startswith("| Model | Screen |")
@@ -135,7 +134,7 @@ def test_index_whole_and_by_prefix(ops: Ops) -> None:
 
 def test_chunks_cover_every_section_in_order_as_read_shows_them(ops: Ops) -> None:
     chunks = list(ops.chunks())
-    count = ops.store.conn.execute("SELECT count(*) FROM sections").fetchone()[0]
+    count = ops.store._conn.execute("SELECT count(*) FROM sections").fetchone()[0]
     assert len(chunks) == count
     assert [c["id"] for c in chunks] == [
         c["id"] for c in sorted(chunks, key=lambda c: (c["source"], int(c["id"].rsplit("#", 1)[1])))
@@ -153,7 +152,7 @@ def test_same_call_twice_is_identical(ops: Ops) -> None:
 
 def test_an_operation_sees_one_snapshot_while_a_reingest_commits(tmp_path: Path) -> None:
     store = small_store(tmp_path)
-    with Ops.open(store) as ops, queries.snapshot(ops.store.conn):
+    with Ops.open(store) as ops, ops.store.snapshot():
         before = ops.search("portal").to_dict()
         changed = dict(SMALL_CORPUS, **{"README.md": "# Readme\n\nNothing about that here.\n"})
         write_corpus(tmp_path / "corpus", changed)

@@ -62,7 +62,7 @@ def test_open_reads_meta(store_path):
 def test_open_is_read_only(store_path):
     with Store.open(store_path) as store:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            store.conn.execute("DELETE FROM documents")
+            store._conn.execute("DELETE FROM documents")
 
 
 def test_missing_store(tmp_path):
@@ -99,13 +99,13 @@ def test_other_format_version_names_both(store_path):
 
 def test_migrations_recorded_in_order(store_path):
     with Store.open(store_path) as store:
-        names = [n for (n,) in store.conn.execute("SELECT name FROM migrations ORDER BY seq")]
+        names = [n for (n,) in store._conn.execute("SELECT name FROM migrations ORDER BY seq")]
     assert names == [name for name, _ in MIGRATIONS]
 
 
 def test_store_is_wal(store_path):
     with Store.open(store_path) as store:
-        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_readers_see_old_corpus_until_commit_and_notice_the_change(store_path):
@@ -158,7 +158,7 @@ def test_fts_entries_follow_replacements(store_path):
         writer.put(doc("a.md", "# Zebra\n", "quokka.config lives here\n", heading="Zebra"), "2" * 64, 30)
         writer.commit()
     with Store.open(store_path) as store:
-        conn = store.conn
+        conn = store._conn
         assert fts_rowids(conn, "sections_fts", '"alpha"') == []
         ids = dict(conn.execute("SELECT sid, id FROM sections WHERE path = 'a.md'"))
         assert fts_rowids(conn, "sections_fts", '"quokka.config"') == [ids["a.md#1"]]
@@ -191,4 +191,4 @@ def test_trigram_index_has_no_positions(store_path):
     # why grep asks for the AND of trigrams (trigram_match).
     with Store.open(store_path) as store:
         with pytest.raises(sqlite3.OperationalError):
-            store.conn.execute("SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)).fetchall()
+            store._conn.execute("SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)).fetchall()

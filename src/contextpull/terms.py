@@ -89,11 +89,6 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def fts_quote(term: str) -> str:
-    """Quote one term for an FTS5 MATCH expression so no syntax can leak in."""
-    return '"' + term.replace('"', '""') + '"'
-
-
 #: English function words: they carry no topic, so search ranks by the other
 #: words of a question (``What is the weight of LT-1200?`` → weight, lt-1200)
 STOPWORDS = frozenset(

@@ -1,4 +1,10 @@
-"""``contextpull bench DIR``: score push configs and ContextPull on the folder's own eval set."""
+"""``contextpull bench DIR``: score push configs and ContextPull on the folder's own eval set.
+
+The harness (``pushpull``) and the bench (``contextpull.eval``) load only when
+this command runs: the options they share with ``pushpull run`` are added to
+the parser when it parses (:func:`.common.defer_options`), so every other
+command starts without them.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from pushpull.errors import HarnessError
-from pushpull.questions import SHAPES, parse_shapes
-from pushpull.scoring.report import render_table
-
-from .common import add_json_option, emit
+from .common import add_json_option, defer_options, emit
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = subparsers.add_parser(
         "bench",
         help="evaluate push retrieval and ContextPull on an eval set built from DIR",
@@ -21,19 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "and print one table. Results go to DIR/.contextpull/bench/ unless --out is given.",
     )
     bench.add_argument("corpus", type=Path, metavar="DIR", help="the folder of documents")
-    bench.add_argument("--k", type=int, default=5, help="cutoff for every metric (default: 5)")
-    bench.add_argument("--shapes", default="all", help=f"comma list of {', '.join(SHAPES)} (default: all)")
-    bench.add_argument(
-        "--model", default="none", help="provider:model for phrased questions and judging (default: none)"
-    )
     bench.add_argument("--judge", help="provider:model that judges answers, or none (default: the --model)")
-    bench.add_argument(
-        "--push", default="all", help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank"
-    )
-    bench.add_argument("--reranker", help="reranker for the rerank row: onnx:<folder> or llm:<provider:model>")
-    bench.add_argument("--n", type=int, default=200, help="target number of questions (default: 200)")
-    bench.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
-    bench.add_argument("--sample", type=int, help="score expensive rows on a seeded sample of N questions")
     bench.add_argument("--out", type=Path, help="output folder (default: DIR/.contextpull/bench)")
     bench.add_argument("--store", type=Path, help="store file (default: DIR/.contextpull/store.sqlite)")
     bench.add_argument(
@@ -44,22 +34,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="add the pull rows of an agent: provider:model (API tool loop) or claude-code[:model]; repeatable",
     )
     add_json_option(bench)
+    defer_options(bench, _add_harness_options)
     bench.set_defaults(func=run)
 
 
-def _push(spec: str) -> list[str] | None:
-    if spec == "all":
-        return None
-    return [] if spec == "none" else [s.strip() for s in spec.split(",") if s.strip()]
+def _add_harness_options(parser: argparse.ArgumentParser) -> None:
+    from pushpull.cli.options import add_evalset_options, add_scoring_options
+
+    add_evalset_options(parser)
+    add_scoring_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..eval.bench import BenchError, BenchOptions, run_bench
+    from pushpull.cli.options import parse_push
+    from pushpull.questions import parse_shapes
+    from pushpull.scoring.report import render_table
 
-    try:
+    from ..eval.bench import BenchOptions, harness_errors, run_bench
+    from ..eval.pull_rows import leakage_lines
+
+    with harness_errors():
         shapes = parse_shapes(args.shapes)
-    except HarnessError as err:
-        raise BenchError(err.message, err.suggestion, err.exit_code) from err
     options = BenchOptions(
         corpus=args.corpus,
         k=args.k,
@@ -69,15 +64,13 @@ def run(args: argparse.Namespace) -> int:
         sample=args.sample,
         out=args.out,
         store=args.store,
-        push=_push(args.push),
+        push=parse_push(args.push),
         n=args.n,
         seed=args.seed,
         reranker=args.reranker,
         pull=args.pull,
     )
     result = run_bench(options)
-    from ..eval.pull_rows import leakage_lines
-
     leakage = "".join(f"\n{line}" for line in leakage_lines(result.run))
     emit(
         args,

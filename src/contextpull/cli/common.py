@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import ContextPullError
-
-STORE_ENV = "CONTEXTPULL_STORE"
-DEFAULT_STORE = Path(".contextpull") / "store.sqlite"
+from ..paths import DEFAULT_STORE, STORE_ENV, store_path
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +27,7 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 def resolve_store_path(args: argparse.Namespace) -> Path:
     """``--store``, then ``$CONTEXTPULL_STORE``, then ``./.contextpull/store.sqlite``."""
-    chosen = getattr(args, "store", None) or os.environ.get(STORE_ENV) or DEFAULT_STORE
-    return Path(chosen)
+    return store_path(getattr(args, "store", None))
 
 
 def emit(args: argparse.Namespace, data: Any, render: Callable[[Any], str]) -> None:
@@ -55,3 +51,20 @@ def print_error(err: ContextPullError, *, as_json: bool) -> None:
         if err.suggestion:
             line += f" — {err.suggestion}"
         print(line, file=sys.stderr)
+
+
+def defer_options(parser: argparse.ArgumentParser, add: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Call ``add(parser)`` just before ``parser`` first parses (its own ``--help`` included).
+
+    For options declared in a module too heavy to import for every command:
+    the top-level help lists the command without them, and the command sees
+    them in full.
+    """
+    parse = parser.parse_known_args
+
+    def parse_known_args(*args: Any, **kwargs: Any) -> Any:
+        setattr(parser, "parse_known_args", parse)
+        add(parser)
+        return parse(*args, **kwargs)
+
+    setattr(parser, "parse_known_args", parse_known_args)

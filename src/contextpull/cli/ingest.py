@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..ingestion.run import IngestReport, ingest
+from ..paths import STORE_ENV, env_store_path
 from ..settings import SectionSettings
-from .common import STORE_ENV, add_json_option, emit
+from .common import add_json_option, emit
 from .progress import progress_bar
+
+if TYPE_CHECKING:
+    from ..ingestion.run import IngestReport
 
 _EXAMPLES_PER_REASON = 3
 
@@ -48,6 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ingestion.run import ingest  # the parsers load only for the command that uses them
+
     parser: argparse.ArgumentParser = args.parser
     try:
         settings = SectionSettings(args.max_depth, args.max_chars, args.min_chars)
@@ -55,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         parser.error(str(err))
     if args.index_budget < 0 or args.jobs < 0:
         parser.error("--index-budget and --jobs must be 0 or more")
-    store = args.store or (Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None)
+    store = args.store or env_store_path()
     with progress_bar() as progress:
         report = ingest(
             args.dir,

@@ -11,8 +11,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from ..ingestion.run import Progress
+if TYPE_CHECKING:
+    from ..ingestion.run import Progress
 
 #: below this many files to parse no progress bar is shown
 MIN_FILES = 200

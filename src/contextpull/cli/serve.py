@@ -6,14 +6,14 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgument, ContextPullError
 from ..server.http_guard import TOKEN_ENV
-from ..ingestion.run import default_store_path, ingest
+from ..paths import default_store_path
+from ..server.launch import http_entry, stdio_entry
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
 
@@ -130,6 +130,8 @@ def _store_for(target: Path) -> Path:
     """The store to serve: ``target`` itself, or a folder's default store brought up to date."""
     if not target.is_dir():
         return target
+    from ..ingestion.run import ingest
+
     with progress_bar() as progress:
         report = ingest(target, progress=progress)
     state = "updated" if report.wrote else "up to date"
@@ -142,42 +144,18 @@ def _store_for(target: Path) -> Path:
 
 
 # --- mcp-config ---------------------------------------------------------------
-def server_command() -> list[str]:
-    """The absolute command that starts this install's ``contextpull``.
-
-    The running script when it is ``contextpull``, else the one beside this
-    interpreter, else the one on PATH, else ``python -m contextpull``.
-    """
-    argv0 = Path(sys.argv[0])
-    if argv0.name == "contextpull" and argv0.is_file():
-        return [str(argv0.absolute())]
-    beside = Path(sys.executable).parent / "contextpull"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
-    found = shutil.which("contextpull")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "contextpull"]
-
-
 def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """``({"mcpServers": {name: entry}}, claude_mcp_add_argv)`` for the chosen transport."""
     if args.transport == "http":
-        from ..server.app import ENDPOINT, url_host
-
-        url = f"http://{url_host(args.host)}:{args.port}{ENDPOINT}"
-        entry: dict[str, Any] = {"type": "http", "url": url}
-        claude = ["claude", "mcp", "add", "--transport", "http", args.name, url]
+        entry = http_entry(args.host, args.port, with_token=args.with_token)
+        claude = ["claude", "mcp", "add", "--transport", "http", args.name, entry["url"]]
         if args.with_token:
-            entry["headers"] = {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}
             claude += ["--header", f"Authorization: Bearer ${TOKEN_ENV}"]
         return {"mcpServers": {args.name: entry}}, claude
     if args.with_token:
         raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
-    command, *prefix = server_command()
-    serve_args = [*prefix, "serve", str(_target(args).absolute())]
-    entry = {"type": "stdio", "command": command, "args": serve_args}
-    return {"mcpServers": {args.name: entry}}, ["claude", "mcp", "add", args.name, "--", command, *serve_args]
+    entry = stdio_entry(_target(args))
+    return {"mcpServers": {args.name: entry}}, ["claude", "mcp", "add", args.name, "--", entry["command"], *entry["args"]]
 
 
 def run_mcp_config(args: argparse.Namespace) -> int:

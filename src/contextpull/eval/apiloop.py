@@ -32,7 +32,6 @@ from ..tools.instructions import server_instructions
 from ..ops.operations import Ops
 from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
-from ..store.queries import snapshot
 from ..tools.schemas import TOOLS, TOOLS_VERSION, call_json
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever
@@ -160,7 +159,7 @@ class ApiLoopRetriever(PullRetriever):
         ops: Ops | None = getattr(self._local, "ops", None)
         if ops is None:
             ops = self._local.ops = Ops.open(self.store_path, snippet=self.snippet)
-        with snapshot(ops.store.conn):
+        with ops.store.snapshot():
             return call_json(ops, name, arguments)
 
     # --- one model turn -----------------------------------------------------

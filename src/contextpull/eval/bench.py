@@ -3,14 +3,15 @@
 Ingest the folder (incremental), export its sections as chunks, build or
 reuse the eval set for that exact corpus, run every row, print the table and
 write the results under ``DIR/.contextpull/bench/``. Rows are a list of small
-builders, each turning the shared :class:`BenchContext` into named
+builders, each turning the shared :class:`~.context.BenchContext` into named
 configurations (or skip reasons), so another kind of row — the pull loops —
 is one more builder in :data:`ROW_BUILDERS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ from pushpull.errors import HarnessError
 from pushpull.evalset import EvalSet
 from pushpull.models.base import ModelError
 from pushpull.pipeline import Rows, evalset_for, progress_bars, push_rows, require_model, score, spend
-from pushpull.questions import SHAPES
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
-from ..ingestion.run import IngestReport, default_store_path, ingest
+from ..ingestion.run import IngestReport, ingest
 from ..ops.operations import Ops
+from ..paths import default_store_path
+from .context import BenchContext, BenchOptions, RowBuilder
 from .pull_rows import pull_row_builder
 from .search_adapter import ContextPullSearch
 
@@ -38,41 +40,6 @@ class BenchError(ContextPullError):
     def __init__(self, message: str, suggestion: str = "", exit_code: int = 1) -> None:
         super().__init__(message, suggestion)
         self.exit_code = exit_code
-
-
-@dataclass
-class BenchOptions:
-    corpus: Path
-    k: int = 5
-    shapes: Sequence[str] = SHAPES
-    model: str = "none"
-    judge: str | None = None  # None: judge with ``model``; "none": no judging
-    sample: int | None = None
-    out: Path | None = None
-    store: Path | None = None  # None: DIR/.contextpull/store.sqlite (a read-only corpus needs one elsewhere)
-    push: Sequence[str] | None = None  # None: every push config
-    n: int = 200
-    seed: int = 0
-    reranker: str | None = None
-    pull: Sequence[str] = ()  # pull agents: provider:model or claude-code[:model]
-
-    @property
-    def out_dir(self) -> Path:
-        return self.out if self.out is not None else self.corpus / ".contextpull" / "bench"
-
-
-@dataclass
-class BenchContext:
-    """What every row builder may use: the options, the store, the chunks, the model."""
-
-    options: BenchOptions
-    store_path: Path
-    chunks: list[Chunk]
-    provider: Any | None
-    cache_dir: Path
-
-
-RowBuilder = Callable[[BenchContext], Rows]
 
 
 def push_row_builder(ctx: BenchContext) -> Rows:
@@ -126,8 +93,15 @@ def run_bench(options: BenchOptions, row_builders: Sequence[RowBuilder] = ROW_BU
     Raises the ContextPull error family: ingest and store errors as they are,
     harness and model refusals as :class:`BenchError`.
     """
-    try:
+    with harness_errors():
         return _run(options, row_builders)
+
+
+@contextmanager
+def harness_errors() -> Iterator[None]:
+    """Raise the harness's refusals as :class:`BenchError`, so every surface shows one error family."""
+    try:
+        yield
     except HarnessError as err:
         raise BenchError(err.message, err.suggestion, err.exit_code) from err
     except ModelError as err:

@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from ..cli.serve import server_command
+from ..server.launch import serve_argv, stdio_entry
 from ..store import Store
 from ..tools.schemas import TOOLS, TOOLS_VERSION
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
@@ -87,7 +87,7 @@ class ClaudeCodeRetriever(PullRetriever):
         self.claude_model = model
         self.max_turns = max_turns
         self.timeout_s = timeout_s
-        self.server = [*server_command(), "serve", str(self.store_path)]
+        self.server = serve_argv(self.store_path)
         self._checked = threading.Lock()
         self._version: str | None = None
 
@@ -137,8 +137,7 @@ class ClaudeCodeRetriever(PullRetriever):
 
     # --- what one run is made of ---------------------------------------------
     def mcp_config(self) -> dict[str, Any]:
-        command, *args = self.server
-        return {"mcpServers": {SERVER: {"type": "stdio", "command": command, "args": args}}}
+        return {"mcpServers": {SERVER: stdio_entry(self.store_path)}}
 
     def command(self, question: str, config: Path) -> list[str]:
         argv = [

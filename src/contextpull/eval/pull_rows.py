@@ -16,22 +16,19 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pushpull.models import NoModelConfigured
 from pushpull.pipeline import Rows
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..ops.operations import Ops
-from ..store.queries import snapshot
 from ..tools.schemas import call_json
 from .apiloop import ApiLoopRetriever
 from .claudecode import ClaudeCodeRetriever
+from .context import BenchContext
 from .pull_record import CountMode, PullRunFailed
 from .pull_retriever import PullRetriever
-
-if TYPE_CHECKING:
-    from .bench import BenchContext
 
 CLAUDE_CODE = "claude-code"
 BASELINE_ROW = "pull baseline: read top search hits"
@@ -115,7 +112,7 @@ class ReadTopHits:
         self._reads = self._queries = 0
 
     def retrieve(self, query: str, k: int) -> list[str]:
-        with snapshot(self._ops.store.conn):
+        with self._ops.store.snapshot():
             found, is_error = call_json(self._ops, "search", {"query": query, "limit": k, "snippet": 0})
             if is_error:
                 raise PullRunFailed(found["message"], found.get("suggestion", ""))

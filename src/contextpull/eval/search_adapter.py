@@ -8,11 +8,10 @@ opening ``$CONTEXTPULL_STORE`` or ``./.contextpull/store.sqlite``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from ..cli.common import DEFAULT_STORE, STORE_ENV
 from ..ops.operations import Ops
+from ..paths import store_path
 
 
 class ContextPullSearch:
@@ -27,8 +26,7 @@ class ContextPullSearch:
     concurrency = 1
 
     def __init__(self, store: str | Path | None = None) -> None:
-        path = store if store is not None else os.environ.get(STORE_ENV) or DEFAULT_STORE
-        self._ops = Ops.open(Path(path), snippet=0)
+        self._ops = Ops.open(store_path(store), snippet=0)
 
     def retrieve(self, query: str, k: int) -> list[str]:
         return [hit.id for hit in self._ops.search(query, limit=k, snippet=0).hits]

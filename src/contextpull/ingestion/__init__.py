@@ -5,6 +5,7 @@ The package is not named ``ingest`` because ``contextpull.ingest`` is the public
 function re-exported by the top-level package.
 """
 
-from .run import IngestReport, Progress, default_store_path, ingest
+from ..paths import default_store_path
+from .run import IngestReport, Progress, ingest
 
 __all__ = ["IngestReport", "Progress", "default_store_path", "ingest"]

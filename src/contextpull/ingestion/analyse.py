@@ -26,7 +26,7 @@ from .discover import FoundFile
 from ..records import ParsedDocument
 from ..parse.sections import parse_document
 from ..settings import SectionSettings
-from ..store.writer import FtsValues, fts_values
+from ..section_terms import FtsValues, fts_values
 
 EMPTY = "no content (empty or whitespace only)"
 

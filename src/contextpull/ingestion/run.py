@@ -25,18 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from .analyse import Analysed, analyse_all, default_workers, sha256
 from .discover import FoundFile, discover
 from ..errors import FormatVersionError
 from ..index import DEFAULT_BUDGET, build_index
+from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.writer import StoreWriter
 
 DEFAULT_SETTINGS = SectionSettings()
-STORE_DIR = ".contextpull"
-STORE_NAME = "store.sqlite"
 
 Progress = Callable[[int, int], None]
 
@@ -71,10 +70,6 @@ class IngestReport:
         data["skipped_by_reason"] = self.skipped_by_reason()
         data["elapsed_s"] = round(self.elapsed_s, 3)
         return data
-
-
-def default_store_path(root: Path) -> Path:
-    return root / STORE_DIR / STORE_NAME
 
 
 def ingest(

@@ -90,10 +90,10 @@ class Ops(Closeable):
     def index(self, prefix: str | None = None) -> IndexResult:
         """The stored index, or the documents under ``prefix`` in the same line format."""
         if prefix is None:
-            with queries.snapshot(self.store.conn):
+            with self.store.snapshot():
                 return IndexResult(self.store.index_text)
         _text("prefix", prefix, PREFIX_LENGTH)
-        with queries.snapshot(self.store.conn):
+        with self.store.snapshot():
             return IndexResult(index_for_prefix(self.store, prefix).text, prefix)
 
     # --- search --------------------------------------------------------------
@@ -114,11 +114,11 @@ class Ops(Closeable):
                 f"the query {query!r} has no words to search for",
                 "search with words, or use grep for exact strings such as punctuation or codes",
             )
-        conn = self.store.conn
-        with queries.snapshot(conn):
+        store = self.store
+        with store.snapshot():
             doc_ids = self._documents(in_)
-            ranked, capped = rank(conn, terms, limit, doc_ids)
-            texts = queries.section_texts(conn, (hit.section.rowid for hit in ranked)) if width else {}
+            ranked, capped = rank(store, terms, limit, doc_ids)
+            texts = store.section_texts((hit.section.rowid for hit in ranked)) if width else {}
         hits = tuple(
             SearchHit(
                 id=hit.section.sid,
@@ -138,9 +138,9 @@ class Ops(Closeable):
     def read(self, id: str, context: int = 0) -> ReadResult:
         """The section ``id`` verbatim, with up to ``context`` sections either side."""
         context = _bounded_int("context", context, CONTEXT)
-        with queries.snapshot(self.store.conn):
+        with self.store.snapshot():
             doc, ordinal, count = self._locate(id)
-            rows = queries.sections_between(self.store.conn, doc, ordinal - context, ordinal + context)
+            rows = self.store.sections_between(doc, ordinal - context, ordinal + context)
         views = {row.ordinal: _view(row, context=row.ordinal != ordinal) for row in rows}
         return ReadResult(
             section=views[ordinal],
@@ -155,13 +155,13 @@ class Ops(Closeable):
         """Adjacent sections in document order (text verbatim), and a continued table's header."""
         before = _bounded_int("before", before, CONTEXT)
         after = _bounded_int("after", after, CONTEXT)
-        conn = self.store.conn
-        with queries.snapshot(conn):
+        store = self.store
+        with store.snapshot():
             doc, ordinal, _ = self._locate(id)
-            rows = queries.sections_between(conn, doc, ordinal - before, ordinal + after)
+            rows = store.sections_between(doc, ordinal - before, ordinal + after)
             target = next(row for row in rows if row.ordinal == ordinal)
             header_rows = (
-                queries.sections_between(conn, doc, target.header_ordinal, target.header_ordinal)
+                store.sections_between(doc, target.header_ordinal, target.header_ordinal)
                 if target.header_ordinal is not None
                 else []
             )
@@ -188,10 +188,10 @@ class Ops(Closeable):
             raise WrongType("regex must be true or false", "omit it for a literal match")
         limit = _bounded_int("limit", limit, GREP_LIMIT)
         compiled = compile_pattern(pattern, regex)
-        conn = self.store.conn
-        with queries.snapshot(conn):
+        store = self.store
+        with store.snapshot():
             doc_ids = self._documents(in_)
-            with closing(queries.grep_candidates(conn, compiled.prefilter, doc_ids)) as rows:
+            with closing(store.grep_candidates(compiled.prefilter, doc_ids)) as rows:
                 outcome = scan(rows, compiled, limit)
         matches = tuple(
             GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit)) for row, hit in outcome.hits
@@ -211,8 +211,8 @@ class Ops(Closeable):
         its header; ``source`` is the document path. One snapshot covers the
         whole export.
         """
-        conn = self.store.conn
-        with queries.snapshot(conn), closing(queries.sections_in_order(conn)) as rows:
+        store = self.store
+        with store.snapshot(), closing(store.sections_in_order()) as rows:
             for row in rows:
                 yield {"id": row.sid, "text": _view(row).text, "source": row.path}
 
@@ -235,13 +235,13 @@ class Ops(Closeable):
             patterns.append(normalized)
         if not patterns or len(patterns) > FILTER_PATTERNS:
             raise self._bad_filter(f"`in` needs 1 to {FILTER_PATTERNS} paths or globs, got {len(patterns)}")
-        doc_ids = queries.documents_matching(self.store.conn, patterns)
+        doc_ids = self.store.documents_matching(patterns)
         if not doc_ids:
             raise self._bad_filter(f"no document matches `in` {', '.join(patterns)}")
         return doc_ids
 
     def _bad_filter(self, message: str) -> BadFilter:
-        paths = queries.document_paths(self.store.conn)
+        paths = self.store.document_paths()
         tops = sorted({path.split("/")[0] + ("/" if "/" in path else "") for path in paths})
         shown = ", ".join(tops[:_TOP_LEVEL_SHOWN]) + (", …" if len(tops) > _TOP_LEVEL_SHOWN else "")
         return BadFilter(message, f"use a path or glob such as `guides/*` or `guides`; top-level paths: {shown}")
@@ -256,7 +256,7 @@ class Ops(Closeable):
                 f"{sid!r} is not a section id (ids look like guides/install.md#3)",
                 "search first and use an id from its results",
             ) from None
-        count = queries.section_count(self.store.conn, doc)
+        count = self.store.section_count(doc)
         if count is not None and ordinal < count:
             return doc, ordinal, count
         if count is not None:
@@ -264,7 +264,7 @@ class Ops(Closeable):
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
                 f"read {section_id(doc, count - 1)} for its last section, or search within it with in={doc!r}",
             )
-        close = difflib.get_close_matches(doc, queries.document_paths(self.store.conn), n=3)
+        close = difflib.get_close_matches(doc, self.store.document_paths(), n=3)
         suggestion = (
             "did you mean " + " or ".join(section_id(path, 0) for path in close) + "? Or search first"
             if close

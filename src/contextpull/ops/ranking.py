@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..records import HEADING_SEPARATOR
-from ..store import queries
-from ..terms import content_terms, fts_quote, index_terms, is_compound
+from ..store.connection import Store
+from ..store.queries import FtsQuery, RankedRow, SectionRow, fts_all, fts_any, fts_in_headings, fts_phrase, fts_quote
+from ..terms import content_terms, index_terms, is_compound
 
 HEADING_WEIGHT = 5.0
 BODY_WEIGHT = 1.0
@@ -41,20 +42,19 @@ _MIN_PREFIX = 3
 
 @dataclass(frozen=True)
 class RankedHit:
-    section: queries.SectionRow
+    section: SectionRow
     match: str
     score: float
 
 
-def passes(terms: Sequence[str]) -> list[tuple[str, str]]:
-    """``(pass name, FTS5 expression)`` pairs; every term is quoted, so no syntax leaks in."""
-    quoted = [fts_quote(term) for term in terms]
-    if len(quoted) == 1:
-        return [("all", quoted[0])]
-    content = [fts_quote(term) for term in content_terms(list(terms))]
+def passes(terms: Sequence[str]) -> list[tuple[str, FtsQuery]]:
+    """``(pass name, FTS5 expression)`` pairs; the store quotes every term, so no syntax leaks in."""
+    if len(terms) == 1:
+        return [("all", fts_all(terms))]
+    content = content_terms(list(terms))
     if len(content) == 1:
-        return [("phrase", " + ".join(quoted)), ("all", content[0])]
-    return [("phrase", " + ".join(quoted)), ("all", " AND ".join(content)), ("any", " OR ".join(content))]
+        return [("phrase", fts_phrase(terms)), ("all", fts_all(content))]
+    return [("phrase", fts_phrase(terms)), ("all", fts_all(content)), ("any", fts_any(content))]
 
 
 def definition_strength(terms: Sequence[str], heading_path: Sequence[str], title: str) -> float:
@@ -79,7 +79,7 @@ def _piece_in(piece: str, heading_terms: set[str]) -> bool:
 
 
 def rank(
-    conn: queries.Connection,
+    store: Store,
     terms: Sequence[str],
     limit: int,
     doc_ids: Sequence[int] | None,
@@ -94,7 +94,7 @@ def rank(
     capped = False
     for name, expression in passes(terms):
         alternatives = content_terms(list(terms)) if name == "any" else ()
-        pool, pass_capped = _pool(conn, expression, alternatives, limit + len(seen) + POOL_EXTRA, doc_ids)
+        pool, pass_capped = _pool(store, expression, alternatives, limit + len(seen) + POOL_EXTRA, doc_ids)
         capped |= pass_capped
         fresh = []
         for row in pool.values():
@@ -114,12 +114,12 @@ def rank(
 
 
 def _pool(
-    conn: queries.Connection,
-    expression: str,
+    store: Store,
+    expression: FtsQuery,
     alternatives: Sequence[str],
     size: int,
     doc_ids: Sequence[int] | None,
-) -> tuple[dict[int, queries.RankedRow], bool]:
+) -> tuple[dict[int, RankedRow], bool]:
     """The best ``size`` candidates for one pass, by row id, and whether the pass was capped.
 
     Scoring every match costs time in proportion to the matches, and for
@@ -132,16 +132,16 @@ def _pool(
     """
     scores: dict[int, float] = {}
 
-    def add(match: str) -> bool:
-        scored = queries.scored_matches(conn, match, (HEADING_WEIGHT, BODY_WEIGHT), RANK_CAP + 1, doc_ids)
+    def add(match: FtsQuery) -> bool:
+        scored = store.scored_matches(match, (HEADING_WEIGHT, BODY_WEIGHT), RANK_CAP + 1, doc_ids)
         for rowid, bm25 in scored[:RANK_CAP]:
             scores[rowid] = min(bm25, scores.get(rowid, bm25))
         return len(scored) > RANK_CAP
 
     capped = add(expression)
     if capped:
-        add(f"{{heading}} : ({expression})")
+        add(fts_in_headings(expression))
         for term in alternatives:
             add(fts_quote(term))
     best = sorted(scores.items(), key=lambda item: (item[1], item[0]))[:size]
-    return {row.section.rowid: row for row in queries.ranked_pointers(conn, best)}, capped
+    return {row.section.rowid: row for row in store.ranked_pointers(best)}, capped

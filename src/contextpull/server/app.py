@@ -19,7 +19,6 @@ streamable HTTP. Guarantees:
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 import time
@@ -37,11 +36,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ContextPullError
 from .http_guard import BearerTokenGuard
 from ..tools.instructions import server_instructions
 from ..ops.operations import Ops
+from ..store.connection import file_identity
 from ..tools.schemas import TOOLS, call_json
 
 SERVER_NAME = "contextpull"
@@ -60,15 +60,6 @@ _READ_ONLY = types.ToolAnnotations(
 )
 
 
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """``(device, inode)`` of the file at ``path``; None when there is none."""
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return stat.st_dev, stat.st_ino
-
-
 class StoreReaders:
     """Per-thread read-only :class:`Ops` over one store file.
 
@@ -85,7 +76,7 @@ class StoreReaders:
 
     def ops(self) -> Ops:
         """This thread's Ops, reopened if the file at ``path`` was replaced."""
-        identity = _file_identity(self.path)
+        identity = file_identity(self.path)
         held: tuple[tuple[int, int] | None, Ops] | None = getattr(self._local, "held", None)
         if held is not None:
             if held[0] == identity:

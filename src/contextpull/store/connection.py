@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from ..closeable import Closeable
 from ..errors import FormatVersionError, NotAStore, StoreMissing
+from .reader import StoreReader
 from .schema import FORMAT_MAJOR, FORMAT_VERSION
 
 
@@ -82,7 +83,9 @@ def read_skipped_files(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return {path: (digest, reason) for path, digest, reason in rows}
 
 
-def _file_id(path: Path) -> tuple[int, int] | None:
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file at ``path``, None when there is none: tells a
+    file replaced by a rename from the same file written in place."""
     try:
         stat = path.stat()
     except OSError:
@@ -90,15 +93,19 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store(Closeable):
-    """A read-only handle on one store file; one per thread (sqlite3 rule)."""
+class Store(StoreReader, Closeable):
+    """A read-only handle on one store file; one per thread (sqlite3 rule).
+
+    Its connection stays inside the store package: callers use the query
+    methods of :class:`~.reader.StoreReader` and :meth:`snapshot`.
+    """
 
     def __init__(self, path: Path, conn: sqlite3.Connection, format_version: str) -> None:
         self._path = path
         self._conn = conn
         self._format_version = format_version
         self._data_version = self._read_data_version()
-        self._file_id = _file_id(path)
+        self._file_id = file_identity(path)
 
     @classmethod
     def open(cls, path: str | Path) -> Store:
@@ -124,10 +131,6 @@ class Store(Closeable):
             conn.close()
             raise
         return cls(path, conn, version)
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        return self._conn
 
     @property
     def path(self) -> Path:
@@ -170,7 +173,7 @@ class Store(Closeable):
         ``data_version`` counter, no table.
         """
         current = self._read_data_version()
-        file_id = _file_id(self._path)
+        file_id = file_identity(self._path)
         changed = current != self._data_version or file_id != self._file_id
         self._data_version, self._file_id = current, file_id
         return changed

@@ -18,12 +18,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..terms import fts_quote
 
 _POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind"
 _SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
-#: what callers outside the store package annotate connections with (they never import sqlite3)
-Connection = sqlite3.Connection
+#: an FTS5 MATCH expression, built only by the functions below (every term quoted)
+FtsQuery = str
 #: up to this many grep candidates are fetched by id; more are walked in document order
 FEW_CANDIDATES = 1000
 
@@ -82,6 +81,31 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("ROLLBACK")
 
 
+def fts_quote(term: str) -> FtsQuery:
+    """Quote one term for an FTS5 MATCH expression so no syntax can leak in."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_phrase(terms: Sequence[str]) -> FtsQuery:
+    """Sections holding ``terms`` next to each other, in order."""
+    return " + ".join(fts_quote(term) for term in terms)
+
+
+def fts_all(terms: Sequence[str]) -> FtsQuery:
+    """Sections holding every one of ``terms``."""
+    return " AND ".join(fts_quote(term) for term in terms)
+
+
+def fts_any(terms: Sequence[str]) -> FtsQuery:
+    """Sections holding at least one of ``terms``."""
+    return " OR ".join(fts_quote(term) for term in terms)
+
+
+def fts_in_headings(match: FtsQuery) -> FtsQuery:
+    """``match`` restricted to the heading column."""
+    return f"{{heading}} : ({match})"
+
+
 def document_paths(conn: sqlite3.Connection) -> list[str]:
     return [path for (path,) in conn.execute("SELECT path FROM documents ORDER BY path")]
 
@@ -100,7 +124,7 @@ def documents_matching(conn: sqlite3.Connection, patterns: Sequence[str]) -> lis
 
 def scored_matches(
     conn: sqlite3.Connection,
-    match: str,
+    match: FtsQuery,
     weights: tuple[float, float],
     cap: int,
     doc_ids: Sequence[int] | None = None,
@@ -172,8 +196,7 @@ def trigram_match(folded: str) -> str:
     that hold the trigrams apart, which callers weed out by verifying the
     text. ``folded`` must be at least three characters long.
     """
-    trigrams = dict.fromkeys(folded[i : i + 3] for i in range(len(folded) - 2))
-    return " AND ".join(fts_quote(t) for t in trigrams)
+    return fts_all(list(dict.fromkeys(folded[i : i + 3] for i in range(len(folded) - 2))))
 
 
 def word_phrase(folded: str) -> str | None:

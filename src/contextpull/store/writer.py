@@ -24,8 +24,8 @@ from pathlib import Path
 from types import TracebackType
 
 from ..errors import FormatVersionError, StoreLocked
-from ..records import HEADING_SEPARATOR, ParsedDocument, Section
-from ..terms import index_text
+from ..records import ParsedDocument, Section
+from ..section_terms import FtsValues, fts_values
 from .connection import (
     DocumentEntry,
     check_store,
@@ -51,21 +51,6 @@ _heading_json = json.JSONEncoder(ensure_ascii=False).encode
 def section_hash(text: str) -> str:
     """64 bits of sha256: enough to tell a section's text changed, small on disk."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-#: (heading, body, folded): what one section contributes to the two FTS tables
-FtsValues = tuple[str, str, str]
-
-
-def fts_values(heading_path: Iterable[str], text: str, table_header: str | None = None) -> FtsValues:
-    """The values a section contributes to the FTS tables, on insert and on delete alike.
-
-    A table continuation is searchable by its column names too (its header
-    row is indexed with its body), as ``read`` shows it; grep stays exact to
-    the section's own text.
-    """
-    body = f"{table_header}{text}" if table_header else text
-    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(body), text.casefold()
 
 
 class _WriteLock:

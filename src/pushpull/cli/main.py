@@ -23,32 +23,21 @@ from ..errors import HarnessError
 from ..evalset import EvalSet, load_evalset
 from ..models.base import ModelError
 from ..pipeline import Rows, evalset_for, push_rows, require_model, score, spend
-from ..questions import SHAPES, parse_shapes
+from ..questions import parse_shapes
 from ..scoring.report import render_table, results_json
 from ..scoring.runner import RunRow
+from .options import add_evalset_options, add_scoring_options, parse_push
 
 DEFAULT_OUT = Path(".pushpull")
 
 
 def _add_evalset_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chunks", type=Path, required=True, help="JSON lines of {id, text, source}")
-    parser.add_argument("--shapes", default="all", help=f"comma list of {', '.join(SHAPES)} (default: all)")
-    parser.add_argument(
-        "--model", default="none", help="provider:model that phrases questions and judges answers (default: none)"
-    )
-    parser.add_argument("--n", type=int, default=200, help="target number of questions (default: 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for sampling chunks and questions (default: 0)")
+    add_evalset_options(parser)
     parser.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, help=f"output and cache folder (default: {DEFAULT_OUT})"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-
-
-def _parse_push(spec: str) -> list[str] | None:
-    """``all`` → None (every config), ``none`` → [], else the comma list."""
-    if spec == "all":
-        return None
-    return [] if spec == "none" else [s.strip() for s in spec.split(",") if s.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,16 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.py:NAME",
         help="an adapter (repeatable), ragbisect's rules",
     )
-    run.add_argument(
-        "--push",
-        default="all",
-        help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank (default: all)",
-    )
-    run.add_argument("--reranker", help="reranker for the rerank row: onnx:<folder> or llm:<provider:model>")
-    run.add_argument("--k", type=int, default=5, help="cutoff for every metric (default: 5)")
-    run.add_argument(
-        "--sample", type=int, help="score expensive rows (adapters, LLM rerank) on a seeded sample of N questions"
-    )
+    add_scoring_options(run)
     run.set_defaults(handler=cmd_run)
 
     from ..models.commands import register as register_models
@@ -130,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "the eval set has no questions", "see the skipped-shape reasons: pushpull build-evalset --chunks ..."
         )
     rows = Rows([RunRow(spec, load_adapter(spec, chunks), sampled=True) for spec in args.adapter])
-    rows.extend(push_rows(chunks, _parse_push(args.push), args.out, reranker=args.reranker))
+    rows.extend(push_rows(chunks, parse_push(args.push), args.out, reranker=args.reranker))
     if not rows.rows:
         raise HarnessError("nothing to run", "pass --adapter FILE.py:NAME or --push all")
     result, paths = score(chunks, evalset, rows, args.out, k=args.k, sample=args.sample, seed=args.seed, judge=provider)

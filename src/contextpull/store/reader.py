@@ -1,0 +1,56 @@
+"""The reads a :class:`~.connection.Store` offers, as methods over its own connection.
+
+The connection never leaves the store package: operations and adapters ask
+the store for a snapshot and for rows, and :mod:`.queries` holds the SQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+
+from . import queries
+from .queries import RankedRow, SectionRow
+
+
+class StoreReader:
+    """Query methods shared by every read handle; the subclass provides ``_conn``."""
+
+    _conn: sqlite3.Connection
+
+    def snapshot(self) -> AbstractContextManager[object]:
+        """One read transaction, so several calls see one store state (nested use joins it)."""
+        return queries.snapshot(self._conn)
+
+    def document_paths(self) -> list[str]:
+        return queries.document_paths(self._conn)
+
+    def documents_matching(self, patterns: Sequence[str]) -> list[int]:
+        return queries.documents_matching(self._conn, patterns)
+
+    def section_count(self, path: str) -> int | None:
+        return queries.section_count(self._conn, path)
+
+    def section_by_sid(self, sid: str) -> SectionRow | None:
+        return queries.section_by_sid(self._conn, sid)
+
+    def sections_between(self, path: str, first: int, last: int) -> list[SectionRow]:
+        return queries.sections_between(self._conn, path, first, last)
+
+    def section_texts(self, rowids: Iterable[int]) -> dict[int, str]:
+        return queries.section_texts(self._conn, rowids)
+
+    def scored_matches(
+        self, match: queries.FtsQuery, weights: tuple[float, float], cap: int, doc_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        return queries.scored_matches(self._conn, match, weights, cap, doc_ids)
+
+    def ranked_pointers(self, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
+        return queries.ranked_pointers(self._conn, scored)
+
+    def grep_candidates(self, literal: str | None, doc_ids: Sequence[int] | None = None) -> Iterator[SectionRow]:
+        return queries.grep_candidates(self._conn, literal, doc_ids)
+
+    def sections_in_order(self, doc_ids: Sequence[int] | None = None) -> Iterator[SectionRow]:
+        return queries.sections_in_order(self._conn, doc_ids)
