@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ops_support import examples_store, write_corpus
+from ops_support import ONE_SECTION_PER_HEADING, examples_store, write_corpus
 
 from contextpull.ingestion.run import ingest
 from contextpull.tools.schemas import TOOLS
@@ -52,6 +52,21 @@ def test_search_json_and_text(store: Path) -> None:
     )
     text = run("search", "travel allowance", store=store)
     assert text.returncode == 0 and text.stdout.startswith("[policies/travel-policy-")
+
+
+def test_a_hint_under_real_hits_is_not_called_no_hits(tmp_path: Path) -> None:
+    """A common word is ranked over a bounded pool: its hint is shown, not as "(no hits: …)"."""
+    docs = {
+        f"d{n:03}.md": "# Doc\n\n" + "".join(f"## Part {p}\n\nplain widgets text\n\n" for p in range(20))
+        for n in range(110)
+    }
+    store = tmp_path / "common.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", docs), store, ONE_SECTION_PER_HEADING)
+    found = run("search", "widgets", "--limit", "2", store=store)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.count("[d") == 2 and "distinctive" in found.stdout and "no hits" not in found.stdout
+    missing = run("search", "quokka", store=store)
+    assert missing.returncode == 0 and "(no hits: " in missing.stdout
 
 
 def test_read_neighbours_grep(store: Path) -> None:

@@ -153,7 +153,7 @@ def _render_search(result: SearchResult) -> str:
         if hit.snippet:
             lines.append(f"    {hit.snippet}")
     if result.hint:
-        lines.append(f"(no hits: {result.hint})")
+        lines.append(f"({result.hint})" if result.hits else f"(no hits: {result.hint})")
     return "\n".join(lines)
 
 

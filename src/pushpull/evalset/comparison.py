@@ -23,7 +23,7 @@ from ..questions import Question
 from .documents import document_titles, headings, normalise
 from .markup import plain_text
 from .near_dupes import NearDuplicate, is_number, near_duplicate_pairs, only_in
-from .phrased import QA_SCHEMA, PhrasedResult, clean_question, dedupe, empty_reason, map_jobs
+from .phrased import QA_SCHEMA, PhrasedResult, ask_in_rounds, clean_question, empty_reason
 
 MAX_SIDE_CHARS = 400
 MAX_LISTED_DIFFERENCES = 12
@@ -194,16 +194,22 @@ def build_comparison(
         result.reasons["comparison"] = "no near-duplicate chunks across documents with differing content"
         return result
     facts.sort(key=lambda f: (-f.numeric_differences, -f.pair.jaccard))
-    found: list[Question] = []
-    for start in range(0, len(facts), quota):
-        jobs = facts[start : start + quota]
-        for job, (q, answer, phrasing) in map_jobs(jobs, lambda f: _phrase(result, provider, f), workers, progress):
-            gold = [job.pair.a.id, job.pair.b.id]
-            found.append(Question("", q, "comparison", gold, answer, job.pair.a.source, "", gold, phrasing=phrasing))
-        found = dedupe(found)
-        if len(found) >= quota or result.all_failed:
-            break
-    result.questions = found[:quota]
+
+    def question(job: PairFacts, phrased: tuple[str, str, str]) -> Question:
+        q, answer, phrasing = phrased
+        gold = [job.pair.a.id, job.pair.b.id]
+        return Question("", q, "comparison", gold, answer, job.pair.a.source, "", gold, phrasing=phrasing)
+
+    result.questions = ask_in_rounds(
+        facts,
+        lambda f: _phrase(result, provider, f),
+        question,
+        result,
+        quota=quota,
+        step=quota,
+        workers=workers,
+        progress=progress,
+    )
     if not result.questions:
         result.reasons["comparison"] = empty_reason(result, "no phrased question survived the checks")
     return result

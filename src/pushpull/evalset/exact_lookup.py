@@ -28,13 +28,12 @@ from .markup import plain_text
 from .phrased import (
     QA_SCHEMA,
     PhrasedResult,
+    ask_in_rounds,
     batch_size,
     clean_question,
-    dedupe,
     empty_reason,
     is_trivial,
     job_budget,
-    map_jobs,
 )
 
 MAX_ANSWER_CHARS = 300
@@ -142,32 +141,24 @@ def build_exact_lookup(
     result = PhrasedResult()
     candidates = lookups(chunks, seed)
     index = index_entries(chunks)
-    found: list[Question] = []
-    step = batch_size(quota, workers)
-    budget = job_budget(quota, workers)
-    while budget > 0 and (jobs := list(islice(candidates, min(step, budget)))):
-        budget -= len(jobs)
-        for lookup, (q, answer, phrasing) in map_jobs(
-            jobs, lambda job: _phrase(result, provider, job, index), workers, progress
-        ):
-            chunk = lookup.chunk
-            found.append(
-                Question(
-                    "",
-                    q,
-                    "exact_lookup",
-                    [chunk.id],
-                    answer,
-                    chunk.source,
-                    lookup.identifier,
-                    lookup.holders,
-                    phrasing=phrasing,
-                )
-            )
-        found = dedupe(found)
-        if len(found) >= quota or result.all_failed:
-            break
-    result.questions = found[:quota]
+
+    def question(lookup: Lookup, phrased: tuple[str, str, str]) -> Question:
+        q, answer, phrasing = phrased
+        chunk = lookup.chunk
+        return Question(
+            "", q, "exact_lookup", [chunk.id], answer, chunk.source, lookup.identifier, lookup.holders, phrasing=phrasing
+        )
+
+    result.questions = ask_in_rounds(
+        islice(candidates, job_budget(quota, workers)),
+        lambda job: _phrase(result, provider, job, index),
+        question,
+        result,
+        quota=quota,
+        step=batch_size(quota, workers),
+        workers=workers,
+        progress=progress,
+    )
     if not result.calls:
         result.reasons["exact_lookup"] = "no chunk documents a rare identifier (3+ characters, in at most 5% of chunks)"
     elif not result.questions:

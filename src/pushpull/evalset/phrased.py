@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, TypeVar
 
 from ..chunks import Chunk
@@ -132,6 +133,36 @@ def map_jobs(
     return [(job, reply) for job, reply in zip(jobs, replies) if not isinstance(reply, ModelError)]
 
 
+def ask_in_rounds(
+    jobs: Iterable[Job],
+    call: Callable[[Job], Any],
+    question: Callable[[Job, Any], Question | None],
+    result: PhrasedResult,
+    *,
+    quota: int,
+    step: int,
+    workers: int,
+    progress: Callable[[int], None] | None,
+) -> list[Question]:
+    """Up to ``quota`` questions: ``call`` ``step`` jobs at a time, ``question(job, reply)``
+    of each reply that came back, deduplicated; stop once the quota is met or every call failed.
+
+    ``jobs`` is read lazily, one round at a time, so a caller can bound the
+    spend by how many jobs it offers.
+    """
+    pending = iter(jobs)
+    found: list[Question] = []
+    while batch := list(islice(pending, step)):
+        for job, reply in map_jobs(batch, call, workers, progress):
+            made = question(job, reply)
+            if made is not None:
+                found.append(made)
+        found = dedupe(found)
+        if len(found) >= quota or result.all_failed:
+            break
+    return found[:quota]
+
+
 def _words(q: str) -> frozenset[str]:
     return frozenset(re.findall(r"\w+", q.casefold()))
 
@@ -204,18 +235,16 @@ def build_conceptual(
         prompt = f"Source: {chunk.source}\n\n<passage>\n{chunk.text}\n</passage>"
         return result.ask(provider, CONCEPTUAL_SYSTEM, prompt, QA_SCHEMA)
 
-    found: list[Question] = []
-    step = batch_size(quota, workers)
-    order = order[: job_budget(quota, workers)]
-    for start in range(0, len(order), step):
-        for chunk, reply in map_jobs(order[start : start + step], call, workers, progress):
-            question = _conceptual_question(reply, chunk, chunks, index)
-            if question:
-                found.append(question)
-        found = dedupe(found)
-        if len(found) >= quota or result.all_failed:
-            break
-    result.questions = found[:quota]
+    result.questions = ask_in_rounds(
+        order[: job_budget(quota, workers)],
+        call,
+        lambda chunk, reply: _conceptual_question(reply, chunk, chunks, index),
+        result,
+        quota=quota,
+        step=batch_size(quota, workers),
+        workers=workers,
+        progress=progress,
+    )
     if not result.questions:
         result.reasons["conceptual"] = empty_reason(
             result, "no phrased question survived the checks (stand-alone, not answerable from titles or headings)"
