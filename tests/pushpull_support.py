@@ -8,7 +8,6 @@ from typing import Any
 
 from fakes import AnthropicFake, Request
 from fakes.anthropic_server import tool_reply
-
 from pushpull.chunks import Chunk, write_chunks
 from pushpull.models.anthropic_provider import JSON_TOOL
 

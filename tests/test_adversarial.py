@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
+from contextpull.errors import FormatVersionError, NotAStore
 from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.discover import OUTSIDE_ROOT, SEEN_FOLDER
-from contextpull.errors import FormatVersionError, NotAStore
 from contextpull.ingestion.run import ingest
 from contextpull.store import Store
 from contextpull.tokens import estimate_tokens

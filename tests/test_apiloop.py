@@ -14,15 +14,15 @@ from typing import Any
 
 import anyio
 import pytest
-from fakes import AnthropicFake, OpenAIFake, Request
-from fakes import anthropic_server as anth
-from fakes import openai_server as oai
 from mcp import Client
-from pull_support import hits, store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
 from contextpull.eval.pull_record import PullRunFailed
 from contextpull.server.app import build_server
+from fakes import AnthropicFake, OpenAIFake, Request
+from fakes import anthropic_server as anth
+from fakes import openai_server as oai
+from pull_support import hits, store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy
 
 QUESTION = "How many days before departure must travel be booked?"

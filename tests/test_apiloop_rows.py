@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import AnthropicFake, Request
-from fakes import anthropic_server as anth
-from pull_support import CORPUS, store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval.bench import BenchOptions, run_bench
 from contextpull.eval.pull_rows import BASELINE_ROW, ReadTopHits, leakage_lines, pull_rows, snippet_leakage
 from contextpull.ops.operations import Ops
-from pushpull.scoring.metrics import summarize
+from fakes import AnthropicFake, Request
+from fakes import anthropic_server as anth
+from pull_support import CORPUS, store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.questions import Question
+from pushpull.scoring.metrics import summarize
 from pushpull.scoring.runner import run_row
 
 SPEC = "anthropic:claude-fake"

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pull_support import hits, store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval.claudecode import TOOL_PREFIX, ClaudeCodeRetriever, parse_stream
 from contextpull.eval.pull_record import PullRunFailed
+from pull_support import hits, store  # noqa: F401 (store is a fixture)
 
 FAKE = Path(__file__).resolve().parent / "fakes" / "fake_claude.py"
 QUESTION = "travel booking deadline"

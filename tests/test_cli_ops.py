@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from ops_support import ONE_SECTION_PER_HEADING, examples_store, write_corpus
 
 from contextpull.ingestion.run import ingest
 from contextpull.tools.schemas import TOOLS
+from ops_support import ONE_SECTION_PER_HEADING, examples_store, write_corpus
 
 CLI = [sys.executable, "-m", "contextpull"]
 

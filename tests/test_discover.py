@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from contextpull.errors import UnreadableCorpus
 from contextpull.ingestion.discover import (
     OUTSIDE_ROOT,
     SEEN_FOLDER,
     UNSUPPORTED,
     discover,
 )
-from contextpull.errors import UnreadableCorpus
 
 
 def paths(root: Path) -> list[str]:

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, write_corpus
 
 from contextpull.errors import BadFilter, OutOfRange, PatternRejected, WrongType
-from contextpull.ops.grep import PATTERN_MAX, LineHit, RegexPattern, required_literal, trim_line
 from contextpull.ingestion.run import ingest
+from contextpull.ops.grep import PATTERN_MAX, LineHit, RegexPattern, required_literal, trim_line
 from contextpull.ops.operations import Ops
 from contextpull.store import queries
+from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, write_corpus
 
 HOSTILE = "a" * 5000 + "b"
 CORPUS = dict(

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.ingestion.analyse import EMPTY
 from contextpull.cli import main
 from contextpull.errors import StoreLocked
+from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.run import corpus_fingerprint, default_store_path, ingest
 from contextpull.settings import SectionSettings
 from contextpull.store import Store

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from contextpull.parse.markdown import outline, strip_inline
+from contextpull.parse.markdown import outline
+from mdinline import plain_text as strip_inline
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

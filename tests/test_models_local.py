@@ -23,8 +23,7 @@ from pushpull.models import (
     local_model,
 )
 from pushpull.models.cache import CompletionCache
-from pushpull.models.local_provider import action_schema, tool_instructions
-from pushpull.models.local_provider import LocalProvider, turn_schema
+from pushpull.models.local_provider import LocalProvider, action_schema, tool_instructions, turn_schema
 
 SEARCH = {
     "name": "search",

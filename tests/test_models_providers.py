@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fakes.anthropic_server import AnthropicFake, error_reply, text_reply, tool_reply
 from fakes.openai_server import OpenAIFake, raw_tool_call_reply, tool_calls_reply
 from fakes.openai_server import error_reply as openai_error
 from fakes.openai_server import text_reply as openai_text
-
 from pushpull.models import Ledger, Message, ModelError, NoModelConfigured, RetryPolicy, ToolCall, get_provider
 
 FAST = RetryPolicy(attempts=3, base_delay=0.001, max_delay=0.01)

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, examples_store, small_store, write_corpus
 
 from contextpull.errors import BadFilter, OutOfRange, UnknownSection, WrongType
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
-
+from ops_support import ONE_SECTION_PER_HEADING, SMALL_CORPUS, examples_store, small_store, write_corpus
 
 TABLE_PART = "reference/spec-sheet.md#2"
 TABLE_HEAD = "reference/spec-sheet.md#1"

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
 
 from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
 from contextpull.ops.ranking import RANK_CAP, definition_strength, passes
-from contextpull.settings import SectionSettings
 from contextpull.ops.snippets import MARK, make_snippet
+from contextpull.settings import SectionSettings
+from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-
 from typing import Any
 
 import pytest
+
 from fakes import Request
 from fakes.anthropic_server import tool_reply
-from pushpull_support import CHUNKS, NEVER_QUOTED, QUOTED_ON_RETRY, AnthropicFake, filler, scripted_model
-
 from pushpull.chunks import Chunk
 from pushpull.errors import FingerprintMismatch
 from pushpull.evalset import build_evalset, build_or_load, info_path, load_evalset, save_evalset
@@ -24,6 +22,7 @@ from pushpull.evalset.table import table_rows
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.models.anthropic_provider import JSON_TOOL
 from pushpull.questions import Question, read_questions
+from pushpull_support import CHUNKS, NEVER_QUOTED, QUOTED_ON_RETRY, AnthropicFake, filler, scripted_model
 
 
 def by_shape(questions: list[Question], shape: str) -> list[Question]:

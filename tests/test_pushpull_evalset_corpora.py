@@ -11,9 +11,9 @@ import pytest
 
 from contextpull.eval.bench import export_chunks
 from contextpull.ingestion.run import ingest
+from mdinline import plain_text
 from pushpull.chunks import Chunk
 from pushpull.evalset import build_evalset
-from pushpull.evalset.markup import plain_text
 
 
 def _chunks(corpora: Path, name: str, tmp_path: Path) -> list[Chunk]:

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 
 from pushpull.evalset import build_evalset
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.scoring.report import render_table, write_outputs
 from pushpull.scoring.runner import RunRow, run
+from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 READ_TEXT = "[faq.md#0]\nThe Tokyo daily cap is 250 per traveller."

@@ -6,7 +6,7 @@ import random
 
 import ir_measures
 import pytest
-from ir_measures import Qrel, ScoredDoc, nDCG, R, RR
+from ir_measures import RR, Qrel, R, ScoredDoc, nDCG
 
 from pushpull.scoring.metrics import (
     QuestionResult,

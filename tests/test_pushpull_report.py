@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pushpull_support import CHUNKS
-
 from pushpull.evalset import build_evalset
 from pushpull.scoring.report import render_table
 from pushpull.scoring.runner import RunRow, run
+from pushpull_support import CHUNKS
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 LONG = "pull, strict reads (local:qwen2.5-coder-1.5b)"

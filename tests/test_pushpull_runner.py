@@ -10,13 +10,13 @@ from pathlib import Path
 
 import ir_measures
 import pytest
-from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 
 from pushpull.errors import FingerprintMismatch, UsageError
 from pushpull.evalset import build_evalset
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.scoring.report import render_table, write_outputs
 from pushpull.scoring.runner import RunRow, run, sample_questions
+from pushpull_support import CHUNKS, AnthropicFake, scripted_model
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_support import command, copy_corpus
 
 from contextpull.cli import main
 from contextpull.tools.schemas import TOOLS
+from server_support import command, copy_corpus
 
 
 def config_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:

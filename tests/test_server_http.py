@@ -17,11 +17,11 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from server_support import ServerProcess, copy_corpus, http_server
 
 from contextpull.ingestion.run import default_store_path, ingest
-from contextpull.tools.instructions import server_instructions
 from contextpull.store.connection import Store
+from contextpull.tools.instructions import server_instructions
+from server_support import ServerProcess, copy_corpus, http_server
 
 TOKEN = "s3cret-token-for-tests"
 INITIALIZE = {

@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from server_support import REPO, command, copy_corpus
 
 from contextpull.tools.schemas import TOOLS
+from server_support import REPO, command, copy_corpus
 
 JS_DIR = REPO / "tests" / "js"
 NODE = shutil.which("node")

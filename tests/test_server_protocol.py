@@ -17,13 +17,13 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from server_support import copy_corpus
 
 from contextpull.ingestion.run import default_store_path, ingest
-from contextpull.tools.instructions import server_instructions
 from contextpull.server.app import INDEX_URI, CallLog, build_server
 from contextpull.store.connection import Store
+from contextpull.tools.instructions import server_instructions
 from contextpull.tools.schemas import TOOLS
+from server_support import copy_corpus
 
 pytestmark = pytest.mark.anyio
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from server_support import command, copy_corpus
 
 from contextpull.ingestion.run import default_store_path
 from contextpull.store.connection import Store
+from server_support import command, copy_corpus
 
 pytestmark = pytest.mark.anyio
 

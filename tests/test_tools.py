@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from ops_support import examples_store
 
 from contextpull import tools
 from contextpull.errors import (
@@ -18,8 +17,9 @@ from contextpull.errors import (
     UnknownTool,
     WrongType,
 )
-from contextpull.tools.instructions import claude_md, pull_discipline, server_instructions
 from contextpull.ops.operations import Ops
+from contextpull.tools.instructions import claude_md, pull_discipline, server_instructions
+from ops_support import examples_store
 
 NAMES = ["index", "search", "read", "grep", "neighbours"]
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..tools.instructions import claude_md
 from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
 from ..ops.results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
+from ..tools.instructions import claude_md
 from ..tools.schemas import TOOLS, openai_tools
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 

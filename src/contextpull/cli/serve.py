@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadArgument, ContextPullError
-from ..server.http_guard import TOKEN_ENV
 from ..paths import default_store_path
+from ..server.http_guard import TOKEN_ENV
 from ..server.launch import http_entry, stdio_entry
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar

@@ -28,10 +28,10 @@ from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, 
 from pushpull.models.local_provider import turn_schema
 
 from ..errors import ToolError
-from ..tools.instructions import server_instructions
 from ..ops.operations import Ops
 from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
+from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, TOOLS_VERSION, call_json
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever

@@ -22,11 +22,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 from ..parse.decode import Undecodable, decode_bytes
-from .discover import FoundFile
-from ..records import ParsedDocument
 from ..parse.sections import parse_document
-from ..settings import SectionSettings
+from ..records import ParsedDocument
 from ..section_terms import FtsValues, fts_values
+from ..settings import SectionSettings
+from .discover import FoundFile
 
 EMPTY = "no content (empty or whitespace only)"
 

@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from .analyse import Analysed, analyse_all, default_workers, sha256
-from .discover import FoundFile, discover
 from ..errors import FormatVersionError
 from ..index import DEFAULT_BUDGET, build_index
 from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.writer import StoreWriter
+from .analyse import Analysed, analyse_all, default_workers, sha256
+from .discover import FoundFile, discover
 
 DEFAULT_SETTINGS = SectionSettings()
 

@@ -28,10 +28,13 @@ from ..errors import (
     UnknownSection,
     WrongType,
 )
-from .grep import compile_pattern, scan, trim_line
 from ..index import index_for_prefix
-from .ranking import rank
 from ..records import section_id, split_section_id
+from ..store import queries
+from ..store.connection import Store
+from ..terms import query_terms
+from .grep import compile_pattern, scan, trim_line
+from .ranking import rank
 from .results import (
     GrepMatch,
     GrepResult,
@@ -43,9 +46,6 @@ from .results import (
     SectionView,
 )
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
-from ..store import queries
-from ..store.connection import Store
-from ..terms import query_terms
 
 #: inclusive bounds of every numeric argument, shared with the tool schemas
 SEARCH_LIMIT = (1, 50)

@@ -3,7 +3,7 @@
 markdown-it-py (CommonMark, GFM tables, YAML front matter) finds the blocks;
 its token ``map`` line ranges give exact offsets into the source. Inline
 parsing is switched off: sectioning needs blocks only, and skipping it more
-than doubles throughput. Heading text is cleaned by :func:`strip_inline`.
+than doubles throughput. Heading text is cleaned by :func:`mdinline.plain_text` (shared with the harness).
 
 Documentation sites add block containers CommonMark does not know, and
 getting them wrong would cut sections in the middle of a note or a tab:
@@ -31,15 +31,17 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
+from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.rules_core.normalize import normalize as stock_normalize
 from markdown_it.rules_core.state_core import StateCore
-from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from mdinline import plain_text
+
 from .blocks import Block, Outline, Span, line_offsets, tile
 
-__all__ = ["outline", "strip_inline"]
+__all__ = ["outline"]
 
 _MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable(["inline", "text_join"])
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -201,7 +203,7 @@ class _Builder:
         start, end = self._span(token)
         if kind == "heading":
             self.blocks.append(
-                Block(start, end, "heading", int(token.tag[1]), strip_inline(self.tokens[first + 1].content))
+                Block(start, end, "heading", int(token.tag[1]), plain_text(self.tokens[first + 1].content))
             )
         elif kind == "table":
             begin, stop = token.map
@@ -232,7 +234,7 @@ class _Builder:
 
     def _maybe_lead(self, start: int, end: int) -> None:
         source = self.text[start:end]
-        if not _MDX_STATEMENT.match(source) and strip_inline(source):
+        if not _MDX_STATEMENT.match(source) and plain_text(source):
             self.lead = source
 
     def _container_end(self, token: Token) -> int | None:
@@ -332,45 +334,3 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     return str(value)
-
-
-_MARKUP = re.compile(r"[`*_~<>\[\]{}!\\]")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_HELD = re.compile(r"\x00(\d+)\x00")
-_ATTR_LIST = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
-_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<!--.*?-->", re.DOTALL)
-_STAR_EMPHASIS = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
-_UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-
-
-def strip_inline(source: str) -> str:
-    """Plain text of inline Markdown: links, images, emphasis, tags and ``{#id}`` removed.
-
-    Inline code keeps its text without the backticks (``Run `uv sync` `` reads
-    ``Run uv sync``). Whitespace runs become one space. Regex-based on
-    purpose: it runs on every heading and must stay cheap.
-    """
-    if not _MARKUP.search(source):
-        return " ".join(source.split())
-    source = _ATTR_LIST.sub("", source)
-    spans: list[str] = []
-
-    def hold(match: re.Match[str]) -> str:
-        spans.append(match.group(2).strip())
-        return f"\x00{len(spans) - 1}\x00"
-
-    plain = _strip_markup(_CODE_SPAN.sub(hold, source))
-    plain = _HELD.sub(lambda match: spans[int(match.group(1))], plain)
-    return " ".join(plain.split())
-
-
-def _strip_markup(source: str) -> str:
-    source = _IMAGE.sub(r"\1", source)
-    source = _LINK.sub(r"\1", source)
-    source = _HTML_TAG.sub("", source)
-    source = _STAR_EMPHASIS.sub(r"\2", source)
-    source = _UNDERSCORE_EMPHASIS.sub(r"\2", source)
-    return _ESCAPE.sub(r"\1", source)

@@ -26,10 +26,12 @@ from bisect import bisect_right
 from pathlib import PurePosixPath
 from typing import Literal, Union
 
-from . import markdown, plaintext
-from .blocks import Block, Outline, Span
+from mdinline import plain_text
+
 from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
+from . import markdown, plaintext
+from .blocks import Block, Outline, Span
 
 __all__ = ["Format", "format_for", "parse_document"]
 
@@ -340,7 +342,7 @@ def _title(path: str, outline: Outline) -> str:
 
 def _summary(title: str, lead: str, format: Format) -> str:
     """The title, then the first sentence of the first prose paragraph, within SUMMARY_CHARS."""
-    plain = markdown.strip_inline(lead) if format == "markdown" else " ".join(lead.split())
+    plain = plain_text(lead) if format == "markdown" else " ".join(lead.split())
     match = _FIRST_SENTENCE.match(plain)
     sentence = match.group() if match else plain
     summary = f"{title}: {sentence}" if sentence and sentence != title else title

@@ -38,11 +38,11 @@ from starlette.types import ASGIApp
 
 from .._version import __version__
 from ..errors import ContextPullError
-from .http_guard import BearerTokenGuard
-from ..tools.instructions import server_instructions
 from ..ops.operations import Ops
 from ..store.connection import file_identity
+from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
+from .http_guard import BearerTokenGuard
 
 SERVER_NAME = "contextpull"
 INDEX_URI = "contextpull://index"

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-
 _POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind"
 _SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
 #: an FTS5 MATCH expression, built only by the functions below (every term quoted)

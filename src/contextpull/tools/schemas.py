@@ -18,7 +18,6 @@ from typing import Any
 
 from ..errors import ContextPullError, MissingArgument, OutOfRange, UnknownArgument, UnknownTool, WrongType
 from ..ops.grep import PATTERN_MAX
-from .instructions import CITE
 from ..ops.operations import (
     CONTEXT,
     DEFAULT_GREP_LIMIT,
@@ -33,6 +32,7 @@ from ..ops.operations import (
     Ops,
 )
 from ..ops.snippets import DEFAULT_SNIPPET
+from .instructions import CITE
 
 Schema = dict[str, Any]
 

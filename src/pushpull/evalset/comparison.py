@@ -18,10 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mdinline import plain_text
+
 from ..chunks import Chunk
 from ..questions import Question
 from .documents import document_titles, headings, normalise
-from .markup import plain_text
 from .near_dupes import NearDuplicate, is_number, near_duplicate_pairs, only_in
 from .phrased import QA_SCHEMA, PhrasedResult, ask_in_rounds, clean_question, empty_reason
 

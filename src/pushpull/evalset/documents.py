@@ -11,8 +11,9 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from mdinline import plain_text
+
 from ..chunks import Chunk
-from .markup import plain_text
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 _FRONT_TITLE = re.compile(r"\A---\s*\n(?:.*\n)*?title:\s*[\"']?(.+?)[\"']?\s*\n(?:.*\n)*?---", re.M)

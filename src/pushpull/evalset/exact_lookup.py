@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from mdinline import plain_text
+
 from ..chunks import Chunk
 from ..questions import Question
 from .documents import index_entries
 from .identifiers import chunks_containing, definition_score, is_rare, lookup_candidates
-from .markup import plain_text
 from .phrased import (
     QA_SCHEMA,
     PhrasedResult,

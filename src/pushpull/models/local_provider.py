@@ -1,7 +1,7 @@
 """``local:<name-or-path.gguf>``: a GGUF model run in-process by llama-cpp-python.
 
 A small local model calls tools reliably only when a grammar forces the shape
-of its reply (see /work/shared/MODELS.md), so with ``tools`` every turn is
+of its reply (see ``../shared/MODELS.md`` beside the repository), so with ``tools`` every turn is
 constrained to ``turn_schema(tools)``: one object per tool,
 ``{"action": <tool name>, "arguments": {...its required arguments...}}``, or the
 final ``{"action": "answer", "answer": "..."}``. The chosen object comes back

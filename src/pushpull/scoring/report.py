@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..chunks import Chunk
-from .metrics import Summary, top_k
 from ..questions import SHAPES
+from .metrics import Summary, top_k
 from .runner import RowResult, RunResult
 
 #: the narrowest the name column gets, so a short run still has a readable header

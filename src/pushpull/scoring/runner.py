@@ -23,11 +23,11 @@ from typing import Any, Protocol
 from ..chunks import Chunk, fingerprint
 from ..errors import FingerprintMismatch, UsageError
 from ..evalset import EvalSet
-from .judge import judge_correctness, judge_faithfulness, judge_faithfulness_to_texts
-from .metrics import QuestionResult, Summary, summarize, summarize_by_shape
 from ..models.base import ModelError
 from ..protocol import adapter_concurrency, adapter_evidence, adapter_stats
 from ..questions import Question
+from .judge import judge_correctness, judge_faithfulness, judge_faithfulness_to_texts
+from .metrics import QuestionResult, Summary, summarize, summarize_by_shape
 
 
 class ProgressSink(Protocol):
