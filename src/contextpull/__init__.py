@@ -16,41 +16,38 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
-if TYPE_CHECKING:
-    from .errors import (
-        BadArgument,
-        BadFilter,
-        ContextPullError,
-        FormatVersionError,
-        IngestError,
-        MissingArgument,
-        NotAStore,
-        OutOfRange,
-        PatternRejected,
-        StoreError,
-        StoreLocked,
-        StoreMissing,
-        ToolError,
-        UnknownArgument,
-        UnknownSection,
-        UnknownTool,
-        UnreadableCorpus,
-        WrongType,
-    )
-    from .ingestion.run import IngestReport, ingest
-    from .ops.operations import Ops
-    from .ops.results import (
-        GrepMatch,
-        GrepResult,
-        IndexResult,
-        NeighboursResult,
-        ReadResult,
-        SearchHit,
-        SearchResult,
-        SectionView,
-    )
-    from .settings import SectionSettings
-    from .store import Store
+if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` marks a re-export)
+    from .errors import BadArgument as BadArgument
+    from .errors import BadFilter as BadFilter
+    from .errors import ContextPullError as ContextPullError
+    from .errors import FormatVersionError as FormatVersionError
+    from .errors import IngestError as IngestError
+    from .errors import MissingArgument as MissingArgument
+    from .errors import NotAStore as NotAStore
+    from .errors import OutOfRange as OutOfRange
+    from .errors import PatternRejected as PatternRejected
+    from .errors import StoreError as StoreError
+    from .errors import StoreLocked as StoreLocked
+    from .errors import StoreMissing as StoreMissing
+    from .errors import ToolError as ToolError
+    from .errors import UnknownArgument as UnknownArgument
+    from .errors import UnknownSection as UnknownSection
+    from .errors import UnknownTool as UnknownTool
+    from .errors import UnreadableCorpus as UnreadableCorpus
+    from .errors import WrongType as WrongType
+    from .ingestion.run import IngestReport as IngestReport
+    from .ingestion.run import ingest as ingest
+    from .ops.operations import Ops as Ops
+    from .ops.results import GrepMatch as GrepMatch
+    from .ops.results import GrepResult as GrepResult
+    from .ops.results import IndexResult as IndexResult
+    from .ops.results import NeighboursResult as NeighboursResult
+    from .ops.results import ReadResult as ReadResult
+    from .ops.results import SearchHit as SearchHit
+    from .ops.results import SearchResult as SearchResult
+    from .ops.results import SectionView as SectionView
+    from .settings import SectionSettings as SectionSettings
+    from .store import Store as Store
 
 _ERRORS = (
     "BadArgument",

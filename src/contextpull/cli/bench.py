@@ -15,6 +15,9 @@ from pathlib import Path
 from .common import add_json_option, defer_options, emit
 
 
+_PULL_HELP = "add the pull rows of an agent: provider:model (API tool loop) or claude-code[:model]; repeatable"
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = subparsers.add_parser(
         "bench",
@@ -26,13 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument("--judge", help="provider:model that judges answers, or none (default: the --model)")
     bench.add_argument("--out", type=Path, help="output folder (default: DIR/.contextpull/bench)")
     bench.add_argument("--store", type=Path, help="store file (default: DIR/.contextpull/store.sqlite)")
-    bench.add_argument(
-        "--pull",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="add the pull rows of an agent: provider:model (API tool loop) or claude-code[:model]; repeatable",
-    )
+    bench.add_argument("--pull", action="append", default=[], metavar="SPEC", help=_PULL_HELP)
     add_json_option(bench)
     defer_options(bench, _add_harness_options)
     bench.set_defaults(func=run)

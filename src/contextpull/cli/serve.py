@@ -155,7 +155,15 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     if args.with_token:
         raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
     entry = stdio_entry(_target(args))
-    return {"mcpServers": {args.name: entry}}, ["claude", "mcp", "add", args.name, "--", entry["command"], *entry["args"]]
+    return {"mcpServers": {args.name: entry}}, [
+        "claude",
+        "mcp",
+        "add",
+        args.name,
+        "--",
+        entry["command"],
+        *entry["args"],
+    ]
 
 
 def run_mcp_config(args: argparse.Namespace) -> int:
