@@ -1,36 +1,68 @@
 """The dependency rules of docs/architecture.md, checked on the source itself.
 
-- the core never imports a surface (cli, server, eval) or the harness;
-- the harness (pushpull) never imports contextpull;
-- only the store package talks SQL.
+The layers are the folders: ``contextpull/<folder>/`` is a layer, the modules
+directly in ``contextpull/`` are the shared core. ``server``, ``cli`` and
+``eval`` are surfaces; every other folder is core. ``mdinline`` is a leaf both
+packages share. Rules:
+
+- the core never imports a surface or the harness;
+- ``parse`` imports only the shared core (and itself);
+- ``ops`` never imports ``ingestion`` or ``parse``;
+- ``eval`` and ``server`` never import ``cli``;
+- ``cli`` imports ``pushpull`` and ``eval`` only inside the function that needs them;
+- ``pushpull`` never imports ``contextpull``; ``mdinline`` imports neither;
+- only ``store`` imports ``sqlite3`` or writes FTS syntax.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-SURFACES = {"cli", "server", "eval", "http_guard", "__main__"}
+PACKAGE = SRC / "contextpull"
+SURFACES = {"server", "cli", "eval", "__main__"}
+#: FTS5 syntax a string literal outside the store must not carry (a heuristic: docstrings aside)
+FTS_SYNTAX = re.compile(r"\bMATCH\b|\bbm25\(|\bNEAR\(|\{heading\}\s*:|^\s*(AND|OR|NOT)\s*$|^\s+\+\s+$")
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute dotted names imported by a module, relative imports resolved."""
+def _package_of(path: Path) -> str:
+    return ".".join(path.relative_to(SRC).with_suffix("").parts[:-1])
+
+
+def _resolve(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(path: Path, *, top_level_only: bool = False) -> set[str]:
+    """Absolute dotted names a module imports (relative imports resolved).
+
+    ``top_level_only``: leave out imports inside a function, which run only
+    when it is called.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = ".".join(path.relative_to(SRC).with_suffix("").parts[:-1])
+    package = _package_of(path)
     found: set[str] = set()
-    for node in ast.walk(tree):
+
+    def visit(node: ast.AST) -> None:
+        if top_level_only and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                prefix = ".".join(base + ([node.module] if node.module else []))
-            else:
-                prefix = node.module or ""
+            prefix = _resolve(node, package)
             found.add(prefix)
             found.update(f"{prefix}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
     return found
 
 
@@ -38,27 +70,74 @@ def _modules(package: str) -> list[Path]:
     return sorted((SRC / package).rglob("*.py"))
 
 
-def _is_core(path: Path) -> bool:
-    rel = path.relative_to(SRC / "contextpull").parts
-    return rel[0].removesuffix(".py") not in SURFACES
+def _layer(path: Path) -> str:
+    """The folder under ``contextpull/`` a module lives in; ``""`` for the shared core."""
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else ("__main__" if parts[0] == "__main__.py" else "")
+
+
+def _contextpull_layer(name: str) -> str | None:
+    """The layer an imported ``contextpull`` name belongs to (``""``: shared core); None outside it."""
+    parts = name.split(".")
+    if parts[0] != "contextpull":
+        return None
+    if len(parts) == 1:
+        return ""
+    return parts[1] if (PACKAGE / parts[1]).is_dir() else ("__main__" if parts[1] == "__main__" else "")
+
+
+def _offenders(
+    layers: set[str] | None, forbidden: Callable[[Path, str], bool], *, top_level_only: bool = False
+) -> list[str]:
+    found = []
+    for path in _modules("contextpull"):
+        if layers is not None and _layer(path) not in layers:
+            continue
+        for name in sorted(_imports(path, top_level_only=top_level_only)):
+            if forbidden(path, name):
+                found.append(f"{path.relative_to(SRC)} imports {name}")
+    return found
+
+
+def test_every_layer_is_a_folder() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert {"parse", "ingestion", "store", "ops", "tools", "server", "cli", "eval"} <= folders
 
 
 def test_core_imports_no_surface_and_no_harness() -> None:
-    offenders = []
-    for path in filter(_is_core, _modules("contextpull")):
-        for name in _imports(path):
-            parts = name.split(".")
-            if parts[0] == "pushpull" or (parts[0] == "contextpull" and len(parts) > 1 and parts[1] in SURFACES):
-                offenders.append(f"{path.relative_to(SRC)} imports {name}")
-    assert not offenders, offenders
+    core = {_layer(p) for p in _modules("contextpull")} - SURFACES
+
+    def forbidden(_: Path, name: str) -> bool:
+        return name.split(".")[0] == "pushpull" or _contextpull_layer(name) in SURFACES
+
+    assert not _offenders(core, forbidden)
+
+
+def test_parse_imports_only_the_shared_core() -> None:
+    assert not _offenders({"parse"}, lambda _, name: _contextpull_layer(name) not in {None, "", "parse"})
+
+
+def test_ops_never_imports_ingestion_or_parse() -> None:
+    assert not _offenders({"ops"}, lambda _, name: _contextpull_layer(name) in {"ingestion", "parse"})
+
+
+def test_eval_and_server_never_import_the_cli() -> None:
+    assert not _offenders({"eval", "server"}, lambda _, name: _contextpull_layer(name) == "cli")
+
+
+def test_cli_loads_the_harness_and_eval_only_inside_a_command() -> None:
+    def forbidden(_: Path, name: str) -> bool:
+        return name.split(".")[0] == "pushpull" or _contextpull_layer(name) == "eval"
+
+    assert not _offenders({"cli"}, forbidden, top_level_only=True)
 
 
 def test_harness_never_imports_contextpull() -> None:
     offenders = [
         f"{path.relative_to(SRC)} imports {name}"
-        for path in _modules("pushpull")
+        for path in [*_modules("pushpull"), *_modules("mdinline")]
         for name in _imports(path)
-        if name.split(".")[0] == "contextpull"
+        if name.split(".")[0] == "contextpull" or (path.parts[-2] == "mdinline" and name.split(".")[0] == "pushpull")
     ]
     assert not offenders, offenders
 
@@ -67,7 +146,39 @@ def test_only_the_store_talks_sql() -> None:
     offenders = [
         str(path.relative_to(SRC))
         for path in _modules("contextpull")
-        if "sqlite3" in {n.split(".")[0] for n in _imports(path)}
-        and path.relative_to(SRC / "contextpull").parts[0] != "store"
+        if "sqlite3" in {n.split(".")[0] for n in _imports(path)} and _layer(path) != "store"
     ]
     assert not offenders, offenders
+
+
+def _strings_not_docstrings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_only_the_store_writes_fts_syntax() -> None:
+    offenders = [
+        f"{path.relative_to(SRC)}: {text!r}"
+        for path in _modules("contextpull")
+        if _layer(path) != "store"
+        for text in _strings_not_docstrings(path)
+        if FTS_SYNTAX.search(text)
+    ]
+    assert not offenders, offenders
+
+
+def test_the_fts_check_sees_what_ranking_used_to_write() -> None:
+    """The heuristic above must catch FTS syntax as it was written outside the store before."""
+    assert all(FTS_SYNTAX.search(s) for s in (" AND ", " OR ", " + ", "{heading} : (x)", "x MATCH ?", "bm25(t, 1)"))
