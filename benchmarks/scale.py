@@ -27,13 +27,11 @@ from typing import Any
 from contextpull.ingestion.run import ingest
 
 SECTIONS_PER_FILE = 20
-_WORDS = " ".join(
-    [
-        "cache index resolver wheel package lockfile environment interpreter request",
-        "response header token budget section document folder store query snippet",
-        "install configure deploy network proxy credential mirror version release",
-        "the a of to and in is that for with as on by this be are from or at",
-    ]
+_WORDS = (
+    "cache index resolver wheel package lockfile environment interpreter request "
+    "response header token budget section document folder store query snippet "
+    "install configure deploy network proxy credential mirror version release "
+    "the a of to and in is that for with as on by this be are from or at"
 ).split()
 _IDENTIFIERS = ["UV_CACHE_DIR", "--no-cache", "tool.uv.sources", "http.request.method", "TX-4419"]
 

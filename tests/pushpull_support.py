@@ -77,7 +77,7 @@ def _phrasing_reply(system: str, prompt: str) -> dict[str, Any]:
             "q": f"What does {name} control?" if quoted else "What does that error code mean?",
             "a": "as the passage says",
         }
-    heading = re.search(r"^# (.+)$", prompt, re.M)
+    heading = re.search(r"^# (.+)$", prompt, re.MULTILINE)
     topic = heading.group(1) if heading else "the product"
     return {"q": f"How does {topic} work for a new customer?", "a": "as described"}
 
@@ -97,4 +97,4 @@ def scripted_model(request: Request) -> dict[str, Any]:
     return _passage_reply(request.body)
 
 
-__all__ = ["AnthropicFake", "CHUNKS", "NEVER_QUOTED", "QUOTED_ON_RETRY", "chunk_file", "scripted_model"]
+__all__ = ["CHUNKS", "NEVER_QUOTED", "QUOTED_ON_RETRY", "AnthropicFake", "chunk_file", "scripted_model"]

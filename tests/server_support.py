@@ -68,8 +68,7 @@ def http_server(target: Path, *extra: str, env: dict[str, str] | None = None) ->
 
 
 def _collect(stream: IO[str], lines: list[str]) -> None:
-    for line in stream:
-        lines.append(line)
+    lines.extend(stream)
 
 
 def _wait_for_url(proc: subprocess.Popen[str], timeout: float = 60.0) -> str:

@@ -14,7 +14,7 @@ def test_utf8_and_newlines_are_normalised() -> None:
 
 
 def test_utf8_bom_is_stripped() -> None:
-    assert decode_bytes(codecs.BOM_UTF8 + "# Title\r\n".encode(), "x.md") == "# Title\n"
+    assert decode_bytes(codecs.BOM_UTF8 + b"# Title\r\n", "x.md") == "# Title\n"
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])

@@ -227,9 +227,8 @@ def test_concurrent_ingest_is_locked_out(make_corpus):
     root = make_corpus(FILES)
     ingest(root)
     (root / "new.md").write_text("# New\n")
-    with StoreWriter(default_store_path(root)):
-        with pytest.raises(StoreLocked):
-            ingest(root)
+    with StoreWriter(default_store_path(root)), pytest.raises(StoreLocked):
+        ingest(root)
 
 
 def test_cli_json(make_corpus, capsys):

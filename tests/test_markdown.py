@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from contextpull.parse.markdown import outline
-from mdinline import plain_text as strip_inline
+from mdinline import plain_text
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -14,7 +16,7 @@ def test_blocks_tile_the_text() -> None:
     text = "\n\nIntro.\n\n# Head\n\n- a\n- b\n\n```py\nx\n```\n"
     blocks = outline(text).blocks
     assert blocks[0].start == 0 and blocks[-1].end == len(text)
-    assert all(a.end == b.start for a, b in zip(blocks, blocks[1:]))
+    assert all(a.end == b.start for a, b in pairwise(blocks))
     assert [b.kind for b in blocks] == ["paragraph", "heading", "list", "code"]
 
 
@@ -80,7 +82,7 @@ def test_headings_setext_atx_and_seven_hashes() -> None:
     ]
 
 
-def test_strip_inline() -> None:
-    assert strip_inline("Install `uv` on *Windows* {#windows}") == "Install uv on Windows"
-    assert strip_inline("[The **guide**](x.md) and ![img](a.png) <b>x</b>") == "The guide and img x"
-    assert strip_inline("snake_case_name and `__init__`") == "snake_case_name and __init__"
+def test_plain_text_of_inline_markdown() -> None:
+    assert plain_text("Install `uv` on *Windows* {#windows}") == "Install uv on Windows"
+    assert plain_text("[The **guide**](x.md) and ![img](a.png) <b>x</b>") == "The guide and img x"
+    assert plain_text("snake_case_name and `__init__`") == "snake_case_name and __init__"

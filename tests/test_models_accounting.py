@@ -12,7 +12,7 @@ from pushpull.models import Completion, Ledger, Message, ToolCall, Usage
 from pushpull.models.cache import CompletionCache, request_key
 from pushpull.models.pricing import cost_usd, price_per_mtok
 
-BASE = dict(system="s", tools=None, json_schema=None, max_tokens=10, temperature=0.0)
+BASE = {"system": "s", "tools": None, "json_schema": None, "max_tokens": 10, "temperature": 0.0}
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ SHORT = "bm25"
 
 class Gold:
     def retrieve(self, query: str, k: int) -> list[str]:
-        return [q.gold_chunk_ids for q in EVALSET.questions if q.q == query][0][:k]
+        return next(q.gold_chunk_ids for q in EVALSET.questions if q.q == query)[:k]
 
 
 def test_the_name_column_fits_the_longest_name() -> None:

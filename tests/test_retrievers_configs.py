@@ -47,7 +47,7 @@ def test_unknown_row_is_a_usage_error() -> None:
 
 
 class Unauthorised(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = b'{"error": {"message": "invalid api key", "type": "invalid_request_error"}}'
         self.send_response(401)
         self.send_header("Content-Type", "application/json")

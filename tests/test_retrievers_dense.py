@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -131,9 +132,9 @@ def letter_vector(text: str) -> list[float]:
 class EmbeddingsHandler(BaseHTTPRequestHandler):
     """Speaks POST /v1/embeddings as OpenAI does, including base64 float32 encoding."""
 
-    requests: list[dict] = []
+    requests: ClassVar[list[dict]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
         if self.path != "/v1/embeddings":

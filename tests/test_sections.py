@@ -89,7 +89,7 @@ def test_fenced_code_is_never_split() -> None:
 
 def test_fence_nested_in_a_tab_is_never_split() -> None:
     settings = SectionSettings(max_chars=200, min_chars=0)
-    body = "\n".join("    line number %d of the example" % n for n in range(20))
+    body = "\n".join(f"    line number {n} of the example" for n in range(20))
     text = '=== "uv"\n\n    Intro paragraph.\n\n    ```console\n' + body + "\n    ```\n\n    After text.\n"
     doc = parse(text, settings)
     fence_start = text.index("    ```console")

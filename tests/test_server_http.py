@@ -62,17 +62,21 @@ def bearer(token: str = TOKEN) -> dict[str, str]:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sdk_client_round_trip_over_http(served: ServerProcess, store: Path, mode: str) -> None:
-    async with httpx2.AsyncClient(headers=bearer(), timeout=30) as http:
-        async with Client(streamable_http_client(served.url, http_client=http), mode=mode) as client:
-            with Store.open(store) as opened:
-                assert client.instructions == server_instructions(opened.index_text)
-            found = await client.call_tool("search", {"query": "merchant key"})
-            hits = json.loads(found.content[0].text)["hits"]  # type: ignore[union-attr]
-            read = await client.call_tool("read", {"id": hits[0]["id"]})
-            assert json.loads(read.content[0].text)["id"] == hits[0]["id"]  # type: ignore[union-attr]
-            missing = await client.call_tool("read", {"id": "no/such.md#0"})
-            assert missing.is_error
-    assert any(line.startswith("contextpull: read ") for line in served.stderr)
+    async with (
+        httpx2.AsyncClient(headers=bearer(), timeout=30) as http,
+        Client(streamable_http_client(served.url, http_client=http), mode=mode) as client,
+    ):
+        with Store.open(store) as opened:
+            assert client.instructions == server_instructions(opened.index_text)
+        found = await client.call_tool("search", {"query": "merchant key"})
+        hits = json.loads(found.content[0].text)["hits"]  # type: ignore[union-attr]
+        read = await client.call_tool("read", {"id": hits[0]["id"]})
+        assert json.loads(read.content[0].text)["id"] == hits[0]["id"]  # type: ignore[union-attr]
+        missing = await client.call_tool("read", {"id": "no/such.md#0"})
+        assert missing.is_error
+
+
+assert any(line.startswith("contextpull: read ") for line in served.stderr)
 
 
 def test_raw_initialize_with_the_token_is_answered(served: ServerProcess) -> None:

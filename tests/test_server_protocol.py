@@ -212,11 +212,10 @@ async def test_calls_during_reingests_never_see_a_mix_of_two_ingests(corpus: Pat
             await anyio.to_thread.run_sync(ingest, corpus)
         done.set()
 
-    async with Client(build_server(store), mode="legacy") as client:
-        async with anyio.create_task_group() as group:
-            group.start_soon(reader, client)
-            group.start_soon(reader, client)
-            group.start_soon(reingest)
+    async with Client(build_server(store), mode="legacy") as client, anyio.create_task_group() as group:
+        group.start_soon(reader, client)
+        group.start_soon(reader, client)
+        group.start_soon(reingest)
     # Every call saw one edition in all three sections, and the calls saw several editions.
     assert all(len(edition) == 1 for edition in editions), editions
     assert len(editions) >= 2, editions

@@ -60,9 +60,8 @@ def test_open_reads_meta(store_path):
 
 
 def test_open_is_read_only(store_path):
-    with Store.open(store_path) as store:
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            store._conn.execute("DELETE FROM documents")
+    with Store.open(store_path) as store, pytest.raises(sqlite3.OperationalError, match="readonly"):
+        store._conn.execute("DELETE FROM documents")
 
 
 def test_missing_store(tmp_path):
@@ -135,9 +134,8 @@ def test_uncommitted_writer_leaves_store_unchanged(store_path):
 
 def test_second_writer_is_locked_out(store_path):
     with StoreWriter(store_path):
-        with pytest.raises(StoreLocked) as info:
-            with StoreWriter(store_path):
-                pass
+        with pytest.raises(StoreLocked) as info, StoreWriter(store_path):
+            pass
         assert str(store_path) in info.value.message
     with StoreWriter(store_path):  # the lock is released afterwards
         pass
@@ -189,6 +187,5 @@ def test_trigram_match_is_the_and_of_distinct_quoted_trigrams():
 def test_trigram_index_has_no_positions(store_path):
     # detail=none keeps the index small; phrase queries are refused, which is
     # why grep asks for the AND of trigrams (trigram_match).
-    with Store.open(store_path) as store:
-        with pytest.raises(sqlite3.OperationalError):
-            store._conn.execute("SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)).fetchall()
+    with Store.open(store_path) as store, pytest.raises(sqlite3.OperationalError):
+        store._conn.execute("SELECT rowid FROM sections_tri WHERE sections_tri MATCH ?", ('"abcd"',)).fetchall()

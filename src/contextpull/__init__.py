@@ -49,16 +49,28 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` mark
     from .settings import SectionSettings as SectionSettings
     from .store import Store as Store
 
-_ERRORS = (
+__all__ = [
     "BadArgument",
     "BadFilter",
     "ContextPullError",
     "FormatVersionError",
+    "GrepMatch",
+    "GrepResult",
+    "IndexResult",
     "IngestError",
+    "IngestReport",
     "MissingArgument",
+    "NeighboursResult",
     "NotAStore",
+    "Ops",
     "OutOfRange",
     "PatternRejected",
+    "ReadResult",
+    "SearchHit",
+    "SearchResult",
+    "SectionSettings",
+    "SectionView",
+    "Store",
     "StoreError",
     "StoreLocked",
     "StoreMissing",
@@ -68,39 +80,24 @@ _ERRORS = (
     "UnknownTool",
     "UnreadableCorpus",
     "WrongType",
-)
-_RESULTS = (
-    "GrepMatch",
-    "GrepResult",
-    "IndexResult",
-    "NeighboursResult",
-    "ReadResult",
-    "SearchHit",
-    "SearchResult",
-    "SectionView",
-)
-#: public name → the module that defines it
-_HOMES: dict[str, str] = {
-    **dict.fromkeys(_ERRORS, ".errors"),
-    **dict.fromkeys(_RESULTS, ".ops.results"),
-    "IngestReport": ".ingestion.run",
-    "ingest": ".ingestion.run",
-    "Ops": ".ops.operations",
-    "SectionSettings": ".settings",
-    "Store": ".store",
-}
+    "__version__",
+    "ingest",
+]
 
-__all__ = sorted([*_HOMES, "__version__"])
+#: where the public names are defined, cheapest first: a name is taken from the first that has it
+_HOMES = (".errors", ".ops.results", ".settings", ".store", ".ops.operations", ".ingestion.run")
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+    if name in __all__:
+        for home in _HOMES:
+            module = import_module(home, __name__)
+            if hasattr(module, name):
+                value = getattr(module, name)
+                globals()[name] = value
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+    return sorted({*globals(), *__all__})

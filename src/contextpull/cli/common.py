@@ -63,8 +63,8 @@ def defer_options(parser: argparse.ArgumentParser, add: Callable[[argparse.Argum
     parse = parser.parse_known_args
 
     def parse_known_args(*args: Any, **kwargs: Any) -> Any:
-        setattr(parser, "parse_known_args", parse)
+        parser.parse_known_args = parse
         add(parser)
         return parse(*args, **kwargs)
 
-    setattr(parser, "parse_known_args", parse_known_args)
+    parser.parse_known_args = parse_known_args

@@ -78,9 +78,11 @@ def render(report: IngestReport) -> str:
     lines = [
         f"{report.store}: {report.documents:,} documents, {report.sections:,} sections"
         + ("" if report.wrote else " (corpus unchanged, nothing written)"),
-        f"  seen {report.documents_seen:,}: added {report.added:,}, changed {report.changed:,},"
-        f" unchanged {report.unchanged:,}, deleted {report.deleted:,};"
-        f" {report.sections_written:,} sections written in {report.elapsed_s:.2f}s",
+        (
+            f"  seen {report.documents_seen:,}: added {report.added:,}, changed {report.changed:,},"
+            f" unchanged {report.unchanged:,}, deleted {report.deleted:,};"
+            f" {report.sections_written:,} sections written in {report.elapsed_s:.2f}s"
+        ),
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
     by_reason: dict[str, list[str]] = {}

@@ -74,7 +74,12 @@ def pull_rows(
             )
             strict: PullRetriever | None = None
         else:
-            options = dict(k=k, max_turns=max_turns, cache_dir=cache_dir, concurrency=concurrency)
+            options: dict[str, Any] = {
+                "k": k,
+                "max_turns": max_turns,
+                "cache_dir": cache_dir,
+                "concurrency": concurrency,
+            }
             shared = ApiLoopRetriever(store_path, spec, mode="read", **options)
             strict = ApiLoopRetriever(store_path, spec, mode="strict", **options)
     except NoModelConfigured as err:

@@ -118,7 +118,7 @@ class Ops(Closeable):
         with store.snapshot():
             doc_ids = self._documents(in_)
             ranked, capped = rank(store, terms, limit, doc_ids)
-            texts = store.section_texts((hit.section.rowid for hit in ranked)) if width else {}
+            texts = store.section_texts(hit.section.rowid for hit in ranked) if width else {}
         hits = tuple(
             SearchHit(
                 id=hit.section.sid,

@@ -308,7 +308,7 @@ class _Builder:
 
     def _front_matter(self, source: str) -> None:
         try:
-            data = yaml.load(source, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+            data = yaml.load(source, Loader=_YAML_LOADER)
         except yaml.YAMLError as exc:
             self.metadata = {"front_matter_error": " ".join(str(exc).split())[:300]}
             return

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from pathlib import PurePosixPath
-from typing import Literal, Union
+from typing import Literal
 
 from mdinline import plain_text
 
@@ -53,7 +53,7 @@ _FIRST_SENTENCE = re.compile(r".+?[.!?](?=\s|$)")
 _INDEX_STEMS = frozenset({"index", "readme", "_index"})
 
 #: how a range may be divided: a block, "text" (sentences), "words", "hard", or None (never)
-_How = Union[Block, str, None]
+_How = Block | str | None
 _Unit = tuple[int, int, _How]
 
 
@@ -81,7 +81,7 @@ def parse_document(path: str, text: str, settings: SectionSettings, *, format: F
 class _Piece:
     """A section in the making; ``named`` is False for text before any heading."""
 
-    __slots__ = ("start", "end", "path", "named")
+    __slots__ = ("end", "named", "path", "start")
 
     def __init__(self, start: int, end: int, path: tuple[str, ...], named: bool) -> None:
         self.start, self.end, self.path, self.named = start, end, path, named

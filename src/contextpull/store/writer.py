@@ -19,9 +19,10 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from ..errors import FormatVersionError, StoreLocked
 from ..records import ParsedDocument, Section
@@ -114,7 +115,7 @@ class StoreWriter:
         self._pending: list[tuple[int, int, Section, FtsValues]] = []
 
     # --- lifecycle ---------------------------------------------------------
-    def __enter__(self) -> StoreWriter:
+    def __enter__(self) -> Self:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock.acquire()
         try:

@@ -29,7 +29,7 @@ from .phrased import QA_SCHEMA, PhrasedResult, ask_in_rounds, clean_question, em
 MAX_SIDE_CHARS = 400
 MAX_LISTED_DIFFERENCES = 12
 MIN_ATTRIBUTE_CHARS = 4
-_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.S)
+_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.DOTALL)
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _WORD = re.compile(r"\w+")

@@ -147,7 +147,15 @@ def build_exact_lookup(
         q, answer, phrasing = phrased
         chunk = lookup.chunk
         return Question(
-            "", q, "exact_lookup", [chunk.id], answer, chunk.source, lookup.identifier, lookup.holders, phrasing=phrasing
+            "",
+            q,
+            "exact_lookup",
+            [chunk.id],
+            answer,
+            chunk.source,
+            lookup.identifier,
+            lookup.holders,
+            phrasing=phrasing,
         )
 
     result.questions = ask_in_rounds(

@@ -48,7 +48,7 @@ _DEICTIC = (
     "document 1",
     "document 2",
 )
-_TITLE_QUESTION = re.compile(r"\btitle\b", re.I)
+_TITLE_QUESTION = re.compile(r"\btitle\b", re.IGNORECASE)
 
 CONCEPTUAL_SYSTEM = """You write test questions for a search engine over technical documentation. You see one passage.
 Write ONE question a user who has never seen the passage would type, answered by the passage: about a behaviour, reason, rule or procedure it explains. Self-contained, specific, under 25 words; paraphrase, do not copy a sentence; never mention "this section", "the text" or "the document"; never ask for a title or a name of a document.

@@ -57,7 +57,7 @@ class _OpenTable:
 def split_cells(line: str) -> tuple[str, ...]:
     """Cells of a pipe row, markup stripped; escaped pipes stay inside their cell."""
     body = line.strip()
-    body = body[1:] if body.startswith("|") else body
+    body = body.removeprefix("|")
     body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
     return tuple(plain_text(c) for c in _PIPE.split(body))
 

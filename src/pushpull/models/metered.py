@@ -68,9 +68,13 @@ class MeteredProvider:
         A cache hit comes back with ``cached=True`` and the usage of the original
         call; the ledger books it as cached, with no spend.
         """
-        request = dict(
-            system=system, tools=tools, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature
-        )
+        request = {
+            "system": system,
+            "tools": tools,
+            "json_schema": json_schema,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         key = request_key(self.backend.identity(), messages, **request) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.ledger.record(self.spec, hit.usage, cached=True)

@@ -27,8 +27,8 @@ from .rerank import CrossEncoderFolder, LLMListwiseReranker, RerankedRetriever, 
 # Model runtimes (onnxruntime, tokenizers, openai) are imported only when an
 # embedder or reranker is constructed, so importing this package stays cheap.
 __all__ = [
-    "BM25Retriever",
     "CONFIG_KEYS",
+    "BM25Retriever",
     "CrossEncoderFolder",
     "DenseRetriever",
     "Embedder",

@@ -113,12 +113,18 @@ def render_table(run: RunResult) -> str:
     counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
     lines += [
         "",
-        f"eval set: {len(es.questions)} questions ({counts}); corpus {run.fingerprint}; "
-        f"question model {es.model}; judge model {run.judge_model}; k={run.k}",
-        f"rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
-        f"NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses",
-        "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
-        "correct = answers stating the reference answer's facts",
+        (
+            f"eval set: {len(es.questions)} questions ({counts}); corpus {run.fingerprint}; "
+            f"question model {es.model}; judge model {run.judge_model}; k={run.k}"
+        ),
+        (
+            "rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
+            "NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses"
+        ),
+        (
+            "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
+            "correct = answers stating the reference answer's facts"
+        ),
     ]
     lines += _unread_lines(run)
     lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]

@@ -94,7 +94,7 @@ def _ask(adapter: Any, question: Question, k: int) -> QuestionResult:
     try:
         retrieved = [str(cid) for cid in adapter.retrieve(question.q, k)]
         error = None
-    except Exception as err:  # an adapter's failure is a scored miss, whatever it raised
+    except Exception as err:  # noqa: BLE001 - an adapter's failure is a scored miss, whatever it raised
         retrieved, error = [], f"{type(err).__name__}: {err}"
     ms = (time.perf_counter() - start) * 1000
     return QuestionResult(
@@ -110,7 +110,7 @@ def _judge(adapter: Any, question: Question, result: QuestionResult, judge: Any,
     try:
         result.answer = str(adapter.generate(question.q, list(result.retrieved)))
         shown = adapter_evidence(adapter, question.q)
-    except Exception:  # no answer (or no evidence) to judge: the question stays unjudged, retrieval still counts
+    except Exception:  # noqa: BLE001 - no answer (or no evidence) to judge: the question stays unjudged, retrieval still counts
         return
     try:
         if shown is None:
