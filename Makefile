@@ -28,7 +28,11 @@ demo: install
 	$(BIN)/contextpull index --store $(CORPUS)/.contextpull/store.sqlite
 	$(BIN)/contextpull bench $(CORPUS)
 
+# Lint, format and types first (seconds), then the suite.
 test: install-test
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy src
 	$(BIN)/python -m pytest
 
 clean:

@@ -57,9 +57,10 @@ def load_adapter(spec: str, chunks: Sequence[Chunk]) -> Any:
             module = _module_from_file(Path(target))
         else:
             module = importlib.import_module(target)
-        obj = getattr(module, name)
+        obj: Any = getattr(module, name)
         if inspect.isclass(obj):
-            obj = obj(list(chunks)) if _needs_chunks(obj) else obj()
+            factory: Any = obj
+            obj = factory(list(chunks)) if _needs_chunks(factory) else factory()
     except UsageError:
         raise
     except AttributeError as err:

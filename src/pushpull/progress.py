@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 #: seconds between two batches of plain progress lines
 LOG_INTERVAL = 10.0
@@ -60,21 +60,21 @@ class LogProgress:
         self._interval = interval
         self._clock = clock
         self._lock = threading.Lock()
-        self._tasks: dict[int, _Task] = {}
+        self._tasks: dict[TaskID, _Task] = {}
         self._last_batch = clock()
 
-    def add_task(self, description: str, total: float | None = None, **fields: Any) -> int:
+    def add_task(self, description: str, total: float | None = None, **fields: Any) -> TaskID:
         with self._lock:
-            task_id = len(self._tasks)
+            task_id = TaskID(len(self._tasks))
             self._tasks[task_id] = _Task(description, total, self._clock())
             return task_id
 
-    def advance(self, task_id: int, advance: float = 1) -> None:
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
         self.update(task_id, advance=advance)
 
     def update(
         self,
-        task_id: int,
+        task_id: TaskID,
         *,
         completed: float | None = None,
         total: float | None = None,

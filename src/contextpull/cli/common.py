@@ -63,8 +63,8 @@ def defer_options(parser: argparse.ArgumentParser, add: Callable[[argparse.Argum
     parse = parser.parse_known_args
 
     def parse_known_args(*args: Any, **kwargs: Any) -> Any:
-        parser.parse_known_args = parse
+        setattr(parser, "parse_known_args", parse)  # noqa: B010 - mypy refuses assigning to a method
         add(parser)
         return parse(*args, **kwargs)
 
-    parser.parse_known_args = parse_known_args
+    setattr(parser, "parse_known_args", parse_known_args)  # noqa: B010 - as above

@@ -39,7 +39,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from mdinline import plain_text
 
-from .blocks import Block, Outline, Span, line_offsets, tile
+from .blocks import Block, BlockKind, Outline, Span, line_offsets, tile
 
 __all__ = ["outline"]
 
@@ -58,7 +58,7 @@ gfm_table = importlib.import_module("markdown_it.rules_block.table")
 #: markdown-it's cap on cells a table may fill in for short rows (absent before 4.0)
 _MAX_FILLED_CELLS = getattr(gfm_table, "MAX_AUTOCOMPLETED_CELLS", float("inf"))
 
-_GROUP_KIND = {
+_GROUP_KIND: dict[str, BlockKind] = {
     "heading_open": "heading",
     "paragraph_open": "paragraph",
     "fence": "code",
@@ -220,17 +220,17 @@ class _Builder:
             self._front_matter(token.content)
             self.blocks.append(Block(start, end, "front_matter"))
         else:
-            cuts: list[int] = []
+            inner_cuts: list[int] = []
             for inner in self.tokens[first + 1 : last]:
                 if inner.map is None or inner.nesting == -1:
                     continue
                 if inner.level == 1 and inner.map[0] > token.map[0]:
-                    cuts.append(self.offsets[inner.map[0]])
+                    inner_cuts.append(self.offsets[inner.map[0]])
                 if inner.type in ("fence", "code_block"):
                     self.code.append(self._span(inner))
             if kind == "paragraph" and not self.lead:
                 self._maybe_lead(start, end)
-            self.blocks.append(Block(start, end, kind, cuts=tuple(sorted(set(cuts)))))
+            self.blocks.append(Block(start, end, kind, cuts=tuple(sorted(set(inner_cuts)))))
 
     def _maybe_lead(self, start: int, end: int) -> None:
         source = self.text[start:end]

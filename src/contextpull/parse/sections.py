@@ -135,7 +135,8 @@ class _Sectioner:
         out: list[tuple[_Piece, list[Block]]] = []
         stack: list[tuple[int, str]] = []
         current: list[Block] = []
-        path, named = preamble, False
+        path: tuple[str, ...] = preamble
+        named = False
         for block in blocks:
             if block.kind == "heading" and block.level <= self.max_depth:
                 if current:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -39,6 +39,10 @@ class SectionRow:
     text: str | None = None
     table_header: str | None = None
     header_ordinal: int | None = None
+
+
+#: sections read lazily from an open cursor; ``close()`` stops the read early
+SectionStream = Generator[SectionRow, None, None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +241,7 @@ def _candidate_rowids(conn: sqlite3.Connection, table: str, match: str) -> list[
 
 def grep_candidates(
     conn: sqlite3.Connection, literal: str | None, doc_ids: Sequence[int] | None = None
-) -> Iterator[SectionRow]:
+) -> SectionStream:
     """Sections that may contain the case-folded ``literal`` (all without one), in document order.
 
     Candidates come from the trigram index, or, when its trigrams are all
@@ -262,7 +266,7 @@ def sections_in_order(
     conn: sqlite3.Connection,
     doc_ids: Sequence[int] | None = None,
     rowids: Sequence[int] | None = None,
-) -> Iterator[SectionRow]:
+) -> SectionStream:
     """Sections with their text in document order, lazily, for scanning.
 
     ``rowids`` limits the scan to those sections (few: they are looked up
@@ -285,7 +289,7 @@ def sections_in_order(
     yield from _walk(conn, f"WHERE {' AND '.join(clauses)}" if clauses else "", params)
 
 
-def _walk(conn: sqlite3.Connection, where: str, params: list[object]) -> Iterator[SectionRow]:
+def _walk(conn: sqlite3.Connection, where: str, params: list[object]) -> SectionStream:
     cursor = conn.execute(f"SELECT {_SECTION_COLUMNS} FROM sections s {where} ORDER BY s.path, s.ordinal", params)
     try:
         for values in cursor:

@@ -7,11 +7,11 @@ the store for a snapshot and for rows, and :mod:`.queries` holds the SQL.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 
 from . import queries
-from .queries import RankedRow, SectionRow
+from .queries import RankedRow, SectionRow, SectionStream
 
 
 class StoreReader:
@@ -49,8 +49,8 @@ class StoreReader:
     def ranked_pointers(self, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
         return queries.ranked_pointers(self._conn, scored)
 
-    def grep_candidates(self, literal: str | None, doc_ids: Sequence[int] | None = None) -> Iterator[SectionRow]:
+    def grep_candidates(self, literal: str | None, doc_ids: Sequence[int] | None = None) -> SectionStream:
         return queries.grep_candidates(self._conn, literal, doc_ids)
 
-    def sections_in_order(self, doc_ids: Sequence[int] | None = None) -> Iterator[SectionRow]:
+    def sections_in_order(self, doc_ids: Sequence[int] | None = None) -> SectionStream:
         return queries.sections_in_order(self._conn, doc_ids)

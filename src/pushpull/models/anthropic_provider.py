@@ -87,7 +87,7 @@ class AnthropicProvider(HostedProvider):
         }
         if system:
             request["system"] = system
-        api_tools = [
+        api_tools: list[dict[str, Any]] = [
             {key: tool[key] for key in ("name", "description", "input_schema") if key in tool} for tool in tools or []
         ]
         wrapped = False

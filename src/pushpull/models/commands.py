@@ -22,7 +22,7 @@ from . import local_model
 T = TypeVar("T")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     models = subparsers.add_parser("models", help="set up model providers")
     actions = models.add_subparsers(dest="models_command", required=True)
     install = actions.add_parser(

@@ -21,8 +21,12 @@ class Backend(Protocol):
     """What a provider implements; ``MeteredProvider`` adds the rest."""
 
     spec: str
-    provider: str
     model: str
+
+    @property
+    def provider(self) -> str:
+        """The provider's name (``anthropic``, ``openai``, ``local``); a class attribute will do."""
+        ...
 
     def identity(self) -> dict[str, Any]:
         """Everything besides the request that changes an answer (model, endpoint, sampling)."""
@@ -68,7 +72,7 @@ class MeteredProvider:
         A cache hit comes back with ``cached=True`` and the usage of the original
         call; the ledger books it as cached, with no spend.
         """
-        request = {
+        request: dict[str, Any] = {
             "system": system,
             "tools": tools,
             "json_schema": json_schema,

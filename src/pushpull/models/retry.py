@@ -59,7 +59,7 @@ def _api_message(error: Exception) -> str:
     """The server's own error text from a Stainless SDK status error, on one line."""
     body = getattr(error, "body", None)
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        inner = body["error"] if isinstance(body.get("error"), dict) else body
         kind, message = inner.get("type"), inner.get("message")
         if message:
             return f"{kind}: {message}" if kind else str(message)
