@@ -106,7 +106,7 @@ def run(store_path: Path, rounds: int = 50, seed: int = 7) -> dict[str, Any]:
     workload = _workload(Path(store_path), random.Random(seed))
     figures: dict[str, Any] = {}
     with Ops.open(store_path) as ops:
-        sections = int(ops.store.conn.execute("SELECT count(*) FROM sections").fetchone()[0])
+        sections = sum(ops.store.section_count(path) or 0 for path in ops.store.document_paths())
         for name, call in _calls(ops).items():
             arguments = workload[name]
             for argument in arguments[:3]:

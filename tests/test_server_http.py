@@ -74,9 +74,7 @@ async def test_sdk_client_round_trip_over_http(served: ServerProcess, store: Pat
         assert json.loads(read.content[0].text)["id"] == hits[0]["id"]  # type: ignore[union-attr]
         missing = await client.call_tool("read", {"id": "no/such.md#0"})
         assert missing.is_error
-
-
-assert any(line.startswith("contextpull: read ") for line in served.stderr)
+    assert any(line.startswith("contextpull: read ") for line in served.stderr)
 
 
 def test_raw_initialize_with_the_token_is_answered(served: ServerProcess) -> None:
