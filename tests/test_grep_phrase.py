@@ -39,12 +39,12 @@ def test_case_folding_facts_the_phrase_relies_on() -> None:
 def test_phrase_shapes() -> None:
     assert word_phrase("cache") is None
     assert word_phrase("cache index") is None  # the first part may end a longer token
-    assert word_phrase("the cache index") == 'body : "cache index" *'
-    assert word_phrase("a cache index then") == 'body : "cache index then" *'
+    assert word_phrase("the cache index") == 'body : ("cache" AND "index" *)'
+    assert word_phrase("a cache index then") == 'body : ("cache" AND "index" AND "then" *)'
     assert word_phrase("a cache index, then") is None  # "index," is no whole token
-    assert word_phrase("a cache index ,x") == 'body : "cache index"'
-    assert word_phrase("x tool.uv a b c") == 'body : "a b c" *'
-    assert word_phrase("x naïve a b") == 'body : "a b" *'
+    assert word_phrase("a cache index ,x") == 'body : ("cache" AND "index")'
+    assert word_phrase("x tool.uv a b c") == 'body : ("a" AND "b" AND "c" *)'
+    assert word_phrase("x naïve a b") == 'body : ("a" AND "b" *)'
 
 
 WORDS = [
@@ -75,6 +75,13 @@ WORDS = [
     "index.",
     "`cache`",
     "cache,",
+    "caChe",
+    "autoInstallPeers",
+    "HTTPServer",
+    "uv's",
+    "docs/",
+    "policies",
+    "fields",
 ]
 SEPARATORS = [" ", " ", " ", "  ", "\n", "\t", ", ", " - "]
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -12,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from contextpull.cli import main
-from contextpull.errors import StoreLocked
+from contextpull.errors import FormatVersionError, StoreLocked
 from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.run import corpus_fingerprint, default_store_path, ingest
 from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from contextpull.store.writer import StoreWriter
+from contextpull.terms import ANALYSIS_VERSION
 
 FILES = {
     "intro.md": "# Introduction\n\nFolders become tools.\n\n## Why\n\nBecause context is small.\n",
@@ -115,6 +117,28 @@ def test_changed_settings_resection_everything(make_corpus):
     assert report.changed == 4 and report.unchanged == 0
     with Store.open(default_store_path(root)) as store:
         assert store.meta("settings") == SectionSettings(max_depth=1).fingerprint()
+
+
+@pytest.mark.parametrize("older", ["1", None])  # None: written before stores recorded their analysis
+def test_a_store_indexed_by_an_older_analysis_is_refused_then_rebuilt(make_corpus, older):
+    root = make_corpus(FILES)
+    ingest(root)
+    store_path = default_store_path(root)
+    conn = sqlite3.connect(store_path)
+    with conn:
+        if older is None:
+            conn.execute("DELETE FROM meta WHERE key = 'analysis_version'")
+        else:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'analysis_version'", (older,))
+    conn.close()
+    with pytest.raises(FormatVersionError) as refused:
+        Store.open(store_path)
+    assert f"term analysis {older or 1}" in refused.value.message and "ingest" in refused.value.suggestion
+    report = ingest(root)
+    assert report.wrote and report.sections_written == report.sections > 0
+    with Store.open(store_path) as store:
+        assert store.meta("analysis_version") == ANALYSIS_VERSION
+    assert not ingest(root).wrote  # and now it is current
 
 
 def test_changed_budget_rebuilds_only_the_index(make_corpus):

@@ -8,20 +8,43 @@ stored text to delete a section. Both must agree, so there is one function.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from .records import HEADING_SEPARATOR
-from .terms import index_text
-
-#: (heading, body, folded): what one section contributes to the word and trigram indexes
-FtsValues = tuple[str, str, str]
+from .terms import identifiers, index_text
 
 
-def fts_values(heading_path: Iterable[str], text: str, table_header: str | None = None) -> FtsValues:
-    """The values a section contributes to the search indexes, on insert and on delete alike.
+class SearchFields(NamedTuple):
+    """What one section contributes to the search index, field by field, as analysed text.
 
-    A table continuation is searchable by its column names too (its header
-    row is indexed with its body), as ``read`` shows it; grep stays exact to
-    the section's own text.
+    ``folded`` is the case-folded source text for the grep (trigram) index.
     """
+
+    heading: str
+    title: str
+    identifiers: str
+    body: str
+    folded: str
+
+
+def search_fields(
+    heading_path: Iterable[str], title: str, path: str, text: str, table_header: str | None = None
+) -> SearchFields:
+    """The search fields of one section, on insert and on delete alike.
+
+    The title field holds the document's title and its path: people name a
+    document by either (``errors.md``, "the errors page"). A table
+    continuation is searchable by its column names too (its header row is
+    indexed with its body), as ``read`` shows it; grep stays exact to the
+    section's own text. Identifiers are those of the heading path and the
+    body, whole.
+    """
+    heading = HEADING_SEPARATOR.join(heading_path)
     body = f"{table_header}{text}" if table_header else text
-    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(body), text.casefold()
+    return SearchFields(
+        index_text(heading),
+        index_text(f"{title}\n{path}"),
+        " ".join(identifiers(heading + "\n" + body)),
+        index_text(body),
+        text.casefold(),
+    )

@@ -3,39 +3,101 @@
 SQLite's tokenizers split ``tool.uv.sources`` and ``--no-cache`` apart or keep
 sentence-final full stops, so identifiers could not be searched for
 themselves. We analyse text in Python instead and hand FTS5 a plain
-space-separated term list (docs/adr/002-store-format.md):
+space-separated term list (docs/adr/002-store-format.md, docs/adr/011-search-terms-and-ranking.md):
 
-* a compound identifier (word pieces joined by ``.``, ``-`` or ``_``, with an
-  optional leading ``-``/``--``) is emitted whole, then each word piece, so
-  ``UV_CACHE_DIR`` is found by itself and by ``cache``;
-* punctuation at token edges is dropped, so ``cache.`` at the end of a
-  sentence is the term ``cache``;
+* an *identifier* is a token of word pieces joined by ``.``, ``-``, ``_`` or
+  ``/`` (with an optional leading ``-``/``--``), or a camelCase / PascalCase
+  word (``autoInstallPeers``, ``HTTPServer``). It is emitted whole, then each
+  word piece, so ``UV_CACHE_DIR`` is found by itself and by ``cache``, and
+  ``strictPeerDependencies`` by ``strict peer dependencies``;
+* a possessive ``'s`` is dropped (``uv's`` is the term ``uv``), and
+  punctuation at token edges is dropped (``cache.`` ending a sentence is
+  ``cache``);
+* each word (or word piece) of letters is followed by its English stem when
+  that differs (``fields`` → ``fields field``), so a plural or another
+  inflection still matches; the exact form is kept, so it still counts more;
 * terms are case-folded (Unicode, not ASCII only).
 
-The FTS5 tables use ``unicode61`` with ``-_.`` as token characters, so the
-terms produced here pass through it unchanged.
+The FTS5 tables use ``unicode61`` with ``-_./`` as token characters, so the
+terms produced here pass through it unchanged. :data:`ANALYSIS_VERSION`
+names this analysis: a store indexed by another is re-analysed on ingest.
+
+On the query side (:func:`analyse_query`) a token may also ask for every
+identifier with a prefix: ``PIP_*``, ``PIP_``, ``tool.uv.*``, ``--no-*`` and
+``TX-44xx`` (digits followed by ``x`` placeholders) are prefixes, and an
+identifier typed whole (``UV_CACHE``) also stands for the longer identifiers
+it begins.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 
-FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_.'"
+import snowballstemmer
 
-_TOKEN = re.compile(r"(?<![\w.\-])-{0,2}\w+(?:[.\-]+\w+)*", re.UNICODE)
+#: what the analysis below indexes; bump it whenever a change alters the terms of any text
+ANALYSIS_VERSION = "2"
+FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
+
+_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
+_QUERY_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*[./\-]*\*?", re.UNICODE)
 _PIECE = re.compile(r"[^\W_]+", re.UNICODE)
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s(?!\w)", re.UNICODE)
+#: camelCase and PascalCase pieces: an upper-case run before a capitalised word, a (capitalised) word, a run, digits
+_CAMEL_PIECE = re.compile(r"[^\W\d_a-z]+(?=[^\W\d_a-z][^\W\d_A-Z])|[^\W\d_a-z]?[^\W\d_A-Z]+\d*|[^\W\d_a-z]+\d*|\d+")
+_CAMEL = re.compile(r"[^\W\d_A-Z][^\W\d_a-z]|[^\W\d_a-z]{2}[^\W\d_A-Z]")
+#: a placeholder for digits at the end of an identifier: ``TX-44xx``, ``4xx``
+_DIGIT_PLACEHOLDER = re.compile(r"(?<=\d)[xX]+$")
+_TRAILING_SEPARATORS = re.compile(r"[./_-]+$")
+_STEMMER = snowballstemmer.stemmer("english")
 
 
 def _split(token: str) -> list[str]:
     return _PIECE.findall(token)
 
 
+def _camel_pieces(word: str) -> list[str]:
+    """The pieces of a camelCase or PascalCase word, or ``[]`` when it is not one."""
+    if not _CAMEL.search(word):
+        return []
+    pieces = _CAMEL_PIECE.findall(word)
+    return pieces if len(pieces) > 1 else []
+
+
 def is_compound(term: str) -> bool:
-    """True for identifiers such as ``TX-4419``, ``3.12`` or ``UV_CACHE_DIR``."""
-    return len(_split(term)) > 1 or term.startswith("-")
+    """True for separator-joined identifiers such as ``TX-4419``, ``3.12``, ``uv_cache_dir`` or ``docs/``."""
+    return len(_split(term)) > 1 or term.startswith(("-", "/")) or term.endswith("/")
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The English stem of a case-folded word (Snowball's Porter2); words with digits are left alone."""
+    if not word.isalpha() or len(word) < 3:
+        return word
+    return str(_STEMMER.stemWord(word))
+
+
+def _with_stems(pieces: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        out.append(piece)
+        stemmed = stem(piece)
+        if stemmed != piece:
+            out.append(stemmed)
+    return out
+
+
+def _without_possessives(text: str) -> str:
+    return _POSSESSIVE.sub("", text) if "s" in text else text
+
+
+def tokens(text: str) -> list[str]:
+    """The raw tokens of ``text``, possessives dropped: what :func:`index_terms` analyses."""
+    return _TOKEN.findall(_without_possessives(text))
 
 
 def index_terms(text: str) -> list[str]:
@@ -43,29 +105,48 @@ def index_terms(text: str) -> list[str]:
     return list(chain.from_iterable(map(_chunk_terms, text.split())))
 
 
+def index_text(text: str) -> str:
+    """The analysed form stored in the FTS5 index for ``text``."""
+    return " ".join(index_terms(text))
+
+
+def identifiers(text: str) -> list[str]:
+    """The identifiers of ``text``, whole and case-folded, in text order (with repeats)."""
+    return list(chain.from_iterable(map(_chunk_identifiers, text.split())))
+
+
 @lru_cache(maxsize=1 << 17)
 def _chunk_terms(chunk: str) -> tuple[str, ...]:
     # Cached per whitespace-free chunk: prose repeats its chunks far more than
     # the regex costs. Tokens never contain whitespace, and whitespace passes
-    # the token's look-behind just as the start of a chunk does, so analysing
-    # chunk by chunk gives exactly the terms of the whole text.
-    return tuple(term for token in _TOKEN.findall(chunk) for term in _token_terms(token))
+    # the token's look-behind just as the start of a chunk does (the possessive
+    # rule looks only at word characters), so analysing chunk by chunk gives
+    # exactly the terms of the whole text.
+    return tuple(term for token in tokens(chunk) for term in _token_terms(token))
+
+
+@lru_cache(maxsize=1 << 16)
+def _chunk_identifiers(chunk: str) -> tuple[str, ...]:
+    return tuple(token.casefold() for token in tokens(chunk) if _is_identifier(token))
+
+
+def _is_identifier(raw: str) -> bool:
+    return is_compound(raw) or bool(_camel_pieces(raw))
 
 
 @lru_cache(maxsize=1 << 16)
 def _token_terms(raw: str) -> tuple[str, ...]:
     # Cached: ingest analyses every token of the corpus and vocabularies repeat.
     token = raw.casefold()
+    camel = _camel_pieces(raw)
     if not is_compound(token):
-        return (token,)
-    pieces = _split(token)
-    bare = token.lstrip("-")
-    return (token, bare, *pieces) if bare != token and len(pieces) > 1 else (token, *pieces)
-
-
-def index_text(text: str) -> str:
-    """The analysed form stored in the FTS5 index for ``text``."""
-    return " ".join(chain.from_iterable(map(_chunk_terms, text.split())))
+        if camel:
+            return (token, *_with_stems([piece.casefold() for piece in camel]))
+        return (token, *_with_stems([token])[1:])
+    pieces = [piece.casefold() for part in _split(raw) for piece in (_camel_pieces(part) or [part])]
+    bare = token.lstrip("-/")
+    head = (token, bare) if bare != token and len(pieces) > 1 else (token,)
+    return (*head, *_with_stems(pieces))
 
 
 def token_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -77,32 +158,211 @@ def token_spans(text: str) -> Iterator[tuple[int, int]]:
         yield match.span()
 
 
-def query_terms(query: str) -> list[str]:
-    """The terms of a user query, compounds kept whole, duplicates dropped.
-
-    Returns an empty list for a query with no word characters (only
-    punctuation or FTS syntax), which callers report as "no searchable terms".
-    """
-    seen: dict[str, None] = {}
-    for match in _TOKEN.finditer(query):
-        seen.setdefault(match.group().casefold(), None)
-    return list(seen)
-
-
 #: English function words: they carry no topic, so search ranks by the other
 #: words of a question (``What is the weight of LT-1200?`` → weight, lt-1200)
 STOPWORDS = frozenset(
-    """a about above after again all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers herself him himself his how i if in into is it its itself just me
-    more most my myself no nor not now of off on once only or other our ours ourselves out over own
-    same she should so some such than that the their theirs them themselves then there these they
-    this those through to too under until up very was we were what when where which while who whom
-    why will with would you your yours yourself yourselves""".split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
 )
 
 
-def content_terms(terms: list[str]) -> list[str]:
-    """``terms`` without stopwords; all of them when every term is a stopword."""
-    kept = [term for term in terms if term not in STOPWORDS]
-    return kept or list(terms)
+@dataclass(frozen=True)
+class QueryPart:
+    """One token of a query, analysed.
+
+    ``term`` is the token case-folded (for a prefix, without its ``*`` or
+    placeholder). ``exact`` are the index terms that match it as typed: a
+    word's stem (every inflection is indexed with its stem), an identifier
+    whole. ``pieces`` are the stems of an identifier's word pieces, which
+    match a text that writes it apart (``strict peer dependencies`` for
+    ``strictPeerDependencies``). ``expand`` asks for every identifier
+    beginning with ``term`` as well (a prefix, or an identifier typed
+    whole); ``prefix`` marks a part typed as a prefix (``PIP_*``,
+    ``--no-``), which names no identifier exactly; ``stopword`` marks a
+    function word.
+    """
+
+    term: str
+    exact: tuple[str, ...]
+    pieces: tuple[str, ...] = ()
+    expand: bool = False
+    identifier: bool = False
+    prefix: bool = False
+    stopword: bool = False
+
+
+@dataclass(frozen=True)
+class Query:
+    """A user query analysed: its parts, in order, duplicates dropped."""
+
+    text: str
+    parts: tuple[QueryPart, ...]
+
+    @property
+    def content(self) -> tuple[QueryPart, ...]:
+        """The parts that carry the topic: all but stopwords, or all of them when every part is one."""
+        kept = tuple(part for part in self.parts if not part.stopword)
+        return kept or self.parts
+
+
+def analyse_query(query: str) -> Query:
+    """``query`` analysed into parts (see :class:`QueryPart`); no parts when it has no word characters."""
+    parts: dict[str, QueryPart] = {}
+    for raw in _QUERY_TOKEN.findall(_without_possessives(query)):
+        part = _query_part(raw)
+        if part is not None:
+            parts.setdefault(part.term, part)
+    return Query(query, tuple(parts.values()))
+
+
+def _query_part(raw: str) -> QueryPart | None:
+    wildcard = raw.endswith("*")
+    body = raw.rstrip("*")
+    core = _TRAILING_SEPARATORS.sub("", body)
+    tail = body[len(core) :]
+    if tail.startswith("_") and body.startswith("_"):
+        core, tail = body, ""  # a dunder name such as __init__, not a prefix
+    placeholder = _DIGIT_PLACEHOLDER.search(core)
+    if placeholder and not tail and is_compound(core[: placeholder.start()]):
+        core, wildcard = core[: placeholder.start()], True
+    if not _split(core):
+        return None
+    if tail == "/" and not wildcard:
+        core, tail = core + tail, ""  # a folder: `policies/`
+    identifier = _is_identifier(core)
+    folded = core.casefold()
+    pieces = [stem(piece.casefold()) for part in _split(core) for piece in (_camel_pieces(part) or [part])]
+    # A trailing full stop or slash is punctuation (a sentence's end, a folder)
+    # unless `*` follows; `_` and `-` ask for a prefix.
+    if wildcard or tail.strip("./"):
+        prefix = (core + tail if wildcard else core + tail.rstrip("./")).casefold()
+        own = tuple(dict.fromkeys(pieces)) if identifier else ()
+        return QueryPart(prefix, (), own, expand=True, identifier=identifier, prefix=True)
+    if identifier:
+        return QueryPart(folded, (folded,), tuple(dict.fromkeys(pieces)), expand=True, identifier=True)
+    return QueryPart(folded, (stem(folded),), stopword=folded in STOPWORDS)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from ..parse.decode import Undecodable, decode_bytes
 from ..parse.sections import parse_document
 from ..records import ParsedDocument
-from ..section_terms import FtsValues, fts_values
+from ..section_terms import SearchFields, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
 
@@ -45,7 +45,7 @@ class Analysed:
     content_hash: str  # sha256 hex of the bytes read; "" when they could not be read
     size: int
     document: ParsedDocument | None = None
-    fts: tuple[FtsValues, ...] = ()
+    fts: tuple[SearchFields, ...] = ()
     reason: str = ""
 
 
@@ -69,7 +69,7 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
     doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
     if not doc.sections:
         return Analysed(found.path, digest, len(data), reason=EMPTY)
-    fts = tuple(fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections)
+    fts = tuple(search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
 

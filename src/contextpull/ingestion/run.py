@@ -7,7 +7,9 @@ Guarantees:
   was (see :mod:`contextpull.store.writer`);
 * incremental: a file whose bytes (sha256) and section settings are
   unchanged is neither parsed nor rewritten; changed files are replaced,
-  vanished ones removed; other settings re-section every document;
+  vanished ones removed; other settings re-section every document, and a
+  store indexed by another term analysis (``terms.ANALYSIS_VERSION``) is
+  rebuilt like a store in another format;
 * an unchanged corpus (same files, same bytes, same settings and index
   budget) opens no write transaction at all: the store file is not touched
   and the index text is byte-identical;
@@ -32,6 +34,7 @@ from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.writer import StoreWriter
+from ..terms import ANALYSIS_VERSION
 from .analyse import Analysed, analyse_all, default_workers, sha256
 from .discover import FoundFile, discover
 
@@ -203,6 +206,7 @@ def _write(
             {
                 "contextpull_version": __version__,
                 "settings": settings.fingerprint(),
+                "analysis_version": ANALYSIS_VERSION,
                 "corpus_fingerprint": fingerprint,
                 "index_text": index.text,
                 "index_mode": index.mode,

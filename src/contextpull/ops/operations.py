@@ -32,7 +32,7 @@ from ..index import index_for_prefix
 from ..records import section_id, split_section_id
 from ..store import queries
 from ..store.connection import Store
-from ..terms import query_terms
+from ..terms import analyse_query
 from .grep import compile_pattern, scan, trim_line
 from .ranking import rank
 from .results import (
@@ -108,8 +108,8 @@ class Ops(Closeable):
         _text("query", query, QUERY_LENGTH)
         limit = _bounded_int("limit", limit, SEARCH_LIMIT)
         width = self.snippet if snippet is None else _bounded_int("snippet", snippet, SNIPPET_WIDTH)
-        terms = query_terms(query)
-        if not terms:
+        analysed = analyse_query(query)
+        if not analysed.parts:
             raise BadArgument(
                 f"the query {query!r} has no words to search for",
                 "search with words, or use grep for exact strings such as punctuation or codes",
@@ -117,8 +117,10 @@ class Ops(Closeable):
         store = self.store
         with store.snapshot():
             doc_ids = self._documents(in_)
-            ranked, capped = rank(store, terms, limit, doc_ids)
-            texts = store.section_texts(hit.section.rowid for hit in ranked) if width else {}
+            ranking = rank(store, analysed, doc_ids)
+            chosen = ranking.sections[:limit]
+            texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
+        terms = ranking.terms
         hits = tuple(
             SearchHit(
                 id=hit.section.sid,
@@ -129,9 +131,13 @@ class Ops(Closeable):
                 match=hit.match,
                 snippet=make_snippet(texts[hit.section.rowid], terms, width) if width else None,
             )
-            for hit in ranked
+            for hit in chosen
         )
-        hint = _no_hits_hint(in_ is not None, len(terms)) if not hits else (_COMMON_HINT if capped else None)
+        hint = (
+            _no_hits_hint(in_ is not None, len(analysed.content))
+            if not hits
+            else (_COMMON_HINT if ranking.capped else None)
+        )
         return SearchResult(query, hits, hint)
 
     # --- read ----------------------------------------------------------------

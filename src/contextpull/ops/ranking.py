@@ -1,147 +1,186 @@
-"""How ``search`` orders hits: passes, definitions, then BM25.
+"""How ``search`` orders sections: one relevance score (docs/adr/011-search-terms-and-ranking.md).
 
-1. Passes, strictest first: the exact phrase, then all words (AND), then any
-   word (OR). Hits found by an earlier pass come first; later passes only add
-   sections not seen yet. The all-words and any-word passes leave out
-   stopwords (``terms.STOPWORDS``) when the query has other words, so a
-   question is matched on what it is about, not on "what is the".
-2. Within a pass, a *definition* outranks a *usage*: a section whose heading
-   path or document title carries the query's terms (stopwords aside) ranks
-   above sections that only mention them in the body. For a compound identifier such as
-   ``UV_CACHE_DIR`` its word pieces count too (half weight), a piece also
-   matching as the start of a heading word (``dir`` in ``directory``).
-3. Then BM25 over the analysed terms with the heading column weighted above
-   the body, then document path and numeric ordinal, so equal scores always
-   come out in the same order.
+1. **Terms.** Each content part of the query (stopwords aside, unless the
+   query has nothing else) stands for the index terms of
+   ``terms.QueryPart.matches``: a word's stem, an identifier whole and its
+   pieces; an identifier the index lacks also for the longer ones it begins
+   (``UV_CACHE`` → ``uv_cache_dir``), a prefix (``PIP_*``, ``--no-*``) for
+   the indexed terms that begin with it, up to :data:`MAX_EXPANSIONS` of them
+   (the most widely held).
+2. **BM25F.** Each term's matches are scored by BM25F over four fields
+   weighted by :data:`FIELD_WEIGHTS` (heading path, document title and
+   path, the section's identifiers, body): the term's frequency in each
+   field is weighted and summed before saturation (FTS5's ``bm25`` with
+   column weights), then multiplied by the term's IDF,
+   ``log(1 + (N - n + 0.5) / (n + 0.5))``. That IDF never reaches zero, so
+   a word held by half the sections still counts a little, while a heading
+   match on a rare term counts a lot. A section's relevance is the sum over
+   the query's terms.
+3. **Bonuses.** Among the best :data:`POOL` sections, one holding the
+   query's words as an exact phrase, or the identifiers the query names
+   exactly, has its relevance raised by :data:`PHRASE_BONUS` and
+   :data:`IDENTIFIER_BONUS` (shares of its own relevance, so they reorder
+   near neighbours, never lift a weak match over a much stronger one).
+4. **Ties** go to document order (path, then ordinal), so the order is total.
 
-``score`` folds all three into one number that never increases down the list:
-20 for the phrase pass, 10 for all words, 0 for any word, plus up to 5 for
-definition strength, plus BM25 relevance squashed into [0, 1).
+The pool never depends on how many hits the caller wants, so the top k is
+the same for every ``limit >= k``. Cost is bounded: a term held by more than
+:data:`COMMON` sections is *common*; common terms do not score when the
+query has other terms (their IDF is small there anyway), and when every term
+is common the candidates are the first :data:`COMMON` matches of the rarest
+few in store order, scored together, and the ranking says so (``capped``).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..records import HEADING_SEPARATOR
-from ..store.connection import Store
-from ..store.queries import FtsQuery, RankedRow, SectionRow, fts_all, fts_any, fts_in_headings, fts_phrase, fts_quote
-from ..terms import content_terms, index_terms, is_compound
+from ..store import queries
+from ..store.reader import StoreReader
+from ..terms import Query
 
-HEADING_WEIGHT = 5.0
-BODY_WEIGHT = 1.0
-#: candidates fetched beyond the limit per pass, so definitions further down BM25 can rise
-POOL_EXTRA = 40
-#: a pass matching more sections than this is ranked over a bounded pool (see ``_pool``)
-RANK_CAP = 2000
-_PASS_BASE = {"phrase": 20.0, "all": 10.0, "any": 0.0}
-_DEFINITION_SCALE = 5.0
-_MIN_PREFIX = 3
+#: BM25F field weights: a heading names what a section is about, a title (and path) what its
+#: document is about, an identifier is a name the text defines or uses; set by role, not fitted
+FIELD_WEIGHTS = {"heading": 4.0, "title": 2.0, "identifiers": 2.0, "body": 1.0}
+#: sections that bonuses may reorder: as many as the largest ``limit`` a caller may ask for
+POOL = 50
+#: a term held by more sections than this is common (see the module docstring)
+COMMON = 2000
+#: terms a capped sample is drawn and scored by (FTS5 reads each term's whole list to score it)
+SAMPLED_TERMS = 3
+#: identifiers a prefix stands for at most
+MAX_EXPANSIONS = 50
+PHRASE_BONUS = 0.5
+IDENTIFIER_BONUS = 0.5
+#: FTS5's own IDF floor: its ``bm25`` scores a term held by half the sections or more with this IDF
+_FTS5_MIN_IDF = 1e-6
 
 
 @dataclass(frozen=True)
-class RankedHit:
-    section: SectionRow
-    match: str
+class RankedSection:
+    """One ranked section: what :func:`rank` returns and what a fusion of rankings works on."""
+
+    section: queries.SectionRow
+    title: str
     score: float
+    match: str  # "phrase", "all" (every content part) or "any"
 
 
-def passes(terms: Sequence[str]) -> list[tuple[str, FtsQuery]]:
-    """``(pass name, FTS5 expression)`` pairs; the store quotes every term, so no syntax leaks in."""
-    if len(terms) == 1:
-        return [("all", fts_all(terms))]
-    content = content_terms(list(terms))
-    if len(content) == 1:
-        return [("phrase", fts_phrase(terms)), ("all", fts_all(content))]
-    return [("phrase", fts_phrase(terms)), ("all", fts_all(content)), ("any", fts_any(content))]
+@dataclass(frozen=True)
+class Ranking:
+    """Sections best first (up to :data:`POOL`), the index terms matched, whether the pool was capped."""
+
+    sections: list[RankedSection]
+    terms: frozenset[str]
+    capped: bool
 
 
-def definition_strength(terms: Sequence[str], heading_path: Sequence[str], title: str) -> float:
-    """Share of the query (0..1) that the section's headings or its document title carry."""
-    heading_terms = set(index_terms(HEADING_SEPARATOR.join(heading_path) + "\n" + title))
-    terms = content_terms(list(terms))
-    total = 0.0
-    for term in terms:
-        if term in heading_terms:
-            total += 1.0
-        elif is_compound(term):
-            pieces = [piece for piece in index_terms(term) if not is_compound(piece)]
-            found = sum(_piece_in(piece, heading_terms) for piece in pieces)
-            total += 0.5 * found / len(pieces) if pieces else 0.0
-    return total / len(terms)
+@dataclass(frozen=True)
+class PartTerms:
+    """The index terms one query part stands for: as typed (with expansions), and by its pieces."""
+
+    exact: tuple[str, ...]
+    pieces: tuple[str, ...]
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return (*self.exact, *self.pieces)
 
 
-def _piece_in(piece: str, heading_terms: set[str]) -> bool:
-    if piece in heading_terms:
-        return True
-    return len(piece) >= _MIN_PREFIX and any(term.startswith(piece) for term in heading_terms)
+def query_index_terms(store: StoreReader, query: Query) -> list[PartTerms]:
+    """The index terms each content part of ``query`` stands for (see the module docstring).
 
-
-def rank(
-    store: Store,
-    terms: Sequence[str],
-    limit: int,
-    doc_ids: Sequence[int] | None,
-) -> tuple[list[RankedHit], bool]:
-    """The best ``limit`` sections for ``terms`` (already analysed by ``query_terms``).
-
-    The flag is true when some pass matched more than :data:`RANK_CAP`
-    sections and was ranked over a bounded pool (see :func:`_pool`).
+    An identifier typed whole stands for longer ones only when the index
+    lacks it (``UV_CACHE``); one it holds means itself (``grpc.client``).
     """
-    hits: list[RankedHit] = []
-    seen: set[int] = set()
-    capped = False
-    for name, expression in passes(terms):
-        alternatives = content_terms(list(terms)) if name == "any" else ()
-        pool, pass_capped = _pool(store, expression, alternatives, limit + len(seen) + POOL_EXTRA, doc_ids)
-        capped |= pass_capped
-        fresh = []
-        for row in pool.values():
-            if row.section.rowid in seen:
-                continue
-            strength = definition_strength(terms, row.section.heading_path, row.title)
-            fresh.append((-strength, row.bm25, row.section.path, row.section.ordinal, row))
-        fresh.sort(key=lambda item: item[:4])
-        for negative_strength, bm25, _, _, row in fresh[: limit - len(hits)]:
-            relevance = max(0.0, -bm25)
-            score = _PASS_BASE[name] - _DEFINITION_SCALE * negative_strength + relevance / (1 + relevance)
-            hits.append(RankedHit(row.section, name, round(score, 4)))
-            seen.add(row.section.rowid)
-        if len(hits) >= limit:
-            break
-    return hits, capped
+    out = []
+    held = store.term_counts([part.term for part in query.content if part.expand and not part.prefix])
+    for part in query.content:
+        expand = part.prefix or (part.expand and not held[part.term])
+        expanded = [term for term, _ in store.terms_with_prefix(part.term, MAX_EXPANSIONS)] if expand else []
+        # A prefix's own pieces (`tool`, `uv` of `tool.uv.*`) only stand in when it expands to nothing.
+        pieces = () if part.prefix and expanded else part.pieces
+        out.append(PartTerms(tuple(dict.fromkeys([*part.exact, *expanded])), pieces))
+    return out
 
 
-def _pool(
-    store: Store,
-    expression: FtsQuery,
-    alternatives: Sequence[str],
-    size: int,
+def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None) -> Ranking:
+    """The best sections for ``query`` (from ``terms.analyse_query``), best first."""
+    parts = query_index_terms(store, query)
+    terms = list(dict.fromkeys(term for part in parts for term in part.all))
+    if not terms:
+        return Ranking([], frozenset(), False)
+    found, capped = _candidates(store, query, parts, terms, doc_ids)
+    rows = store.ranked_pointers((hit.rowid, hit.score) for hit in found)
+    covered = {hit.rowid for hit in found if hit.parts == len(parts) and not capped}
+    named = {hit.rowid: hit.named for hit in found}
+    pattern = _phrase_pattern(query)
+    # Only a section holding every part can hold them as a phrase.
+    texts = store.section_texts(sorted(covered)) if pattern and covered else {}
+    wanted = sum(part.identifier and not part.prefix for part in query.content)
+    ranked = []
+    for row in rows:
+        rowid = row.section.rowid
+        heading = HEADING_SEPARATOR.join(row.section.heading_path)
+        in_phrase = rowid in texts and bool(pattern and pattern.search(f"{heading}\n{texts[rowid]}"))
+        exact = named[rowid] / wanted if wanted else 0.0
+        score = row.score * (1.0 + PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact)
+        match = "phrase" if in_phrase else "all" if rowid in covered else "any"
+        ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
+    ranked.sort(key=lambda hit: (-hit.score, hit.section.path, hit.section.ordinal))
+    return Ranking(ranked, frozenset(terms), capped)
+
+
+def _candidates(
+    store: StoreReader,
+    query: Query,
+    parts: list[PartTerms],
+    terms: list[str],
     doc_ids: Sequence[int] | None,
-) -> tuple[dict[int, RankedRow], bool]:
-    """The best ``size`` candidates for one pass, by row id, and whether the pass was capped.
+) -> tuple[list[queries.Relevance], bool]:
+    """The best :data:`POOL` sections by BM25F, and whether they were drawn from a capped sample.
 
-    Scoring every match costs time in proportion to the matches, and for
-    words found in most sections BM25 says little anyway. When more than
-    :data:`RANK_CAP` sections match, the pool is drawn from the first
-    ``RANK_CAP`` matches in store order, plus as many sections whose
-    *headings* match (so definitions are not lost), plus, for the any-word
-    pass, as many matches of each query word on its own (so a rare word is
-    not drowned by a common one).
+    Terms held by more than :data:`COMMON` sections are left out when the
+    query has others. When every term is that common, the sample is the first
+    :data:`COMMON` sections holding any of the :data:`SAMPLED_TERMS` rarest
+    terms plus the first :data:`COMMON` holding one in a heading (so
+    definitions are not lost), each scored by one FTS5 ``bm25`` over those terms.
     """
-    scores: dict[int, float] = {}
+    counts = store.term_counts(terms)
+    if all(count > COMMON or count == 0 for count in counts.values()) and any(counts.values()):
+        rarest = sorted((term for term in terms if counts[term]), key=lambda term: (counts[term], term))
+        sample = store.sampled_best(rarest[:SAMPLED_TERMS], FIELD_WEIGHTS, COMMON, POOL, doc_ids)
+        return [queries.Relevance(rowid, score, 0, 0) for rowid, score in sample], True
+    total = store.section_total()
+    named = {part.term for part in query.content if part.identifier and not part.prefix}
+    weighted = []
+    for index, (part, spec) in enumerate(zip(query.content, parts, strict=True)):
+        groups = [(term, 0) for term in part.exact] + [(term, 1) for term in spec.exact if term not in part.exact]
+        for term, group in [*groups, *((term, 2) for term in spec.pieces)]:
+            n = counts[term]
+            if 0 < n <= COMMON:
+                scale = _idf(total, n) / max(math.log((total - n + 0.5) / (n + 0.5)), _FTS5_MIN_IDF)
+                weighted.append(queries.WeightedTerm(term, index, group, scale, group == 0 and term in named))
+    return store.relevance(weighted, FIELD_WEIGHTS, POOL, doc_ids), False
 
-    def add(match: FtsQuery) -> bool:
-        scored = store.scored_matches(match, (HEADING_WEIGHT, BODY_WEIGHT), RANK_CAP + 1, doc_ids)
-        for rowid, bm25 in scored[:RANK_CAP]:
-            scores[rowid] = min(bm25, scores.get(rowid, bm25))
-        return len(scored) > RANK_CAP
 
-    capped = add(expression)
-    if capped:
-        add(fts_in_headings(expression))
-        for term in alternatives:
-            add(fts_quote(term))
-    best = sorted(scores.items(), key=lambda item: (item[1], item[0]))[:size]
-    return {row.section.rowid: row for row in store.ranked_pointers(best)}, capped
+def _idf(total: int, n: int) -> float:
+    """BM25's IDF as Lucene computes it: never zero, so a word in half the sections still counts a little."""
+    return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+
+
+def _phrase_pattern(query: Query) -> re.Pattern[str] | None:
+    """A pattern for the query's words from its first content word to its last, when that is two or more.
+
+    Words may be separated by any run of non-word characters (spaces,
+    punctuation, Markdown marks), and must be whole words.
+    """
+    content = [i for i, part in enumerate(query.parts) if part in query.content]
+    if len(content) < 2:
+        return None
+    words = [re.escape(part.term) for part in query.parts[content[0] : content[-1] + 1]]
+    return re.compile(r"(?<!\w)" + r"\W+".join(words) + r"(?!\w)", re.IGNORECASE)

@@ -39,8 +39,9 @@ class IndexResult:
 class SearchHit:
     """A pointer to a matching section; ``snippet`` is ``None`` in heading-only mode.
 
-    ``match`` names the pass that found it: ``phrase``, ``all`` (every word)
-    or ``any`` (some word). ``score`` never increases down a result list.
+    ``match`` says how it matched: ``phrase`` (the query's words in a row),
+    ``all`` (every word, or a form of it) or ``any`` (some word). ``score``
+    never increases down a result list.
     """
 
     id: str

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from ..closeable import Closeable
 from ..errors import FormatVersionError, NotAStore, StoreMissing
+from ..terms import ANALYSIS_VERSION
 from .reader import StoreReader
 from .schema import FORMAT_MAJOR, FORMAT_VERSION
 
@@ -49,7 +50,18 @@ def check_store(conn: sqlite3.Connection, path: Path) -> str:
             f"{path} has store format {version}; this ContextPull reads format {FORMAT_VERSION}",
             "re-ingest the corpus with this version: `contextpull ingest DIR --store PATH` rebuilds it",
         )
+    analysis = read_meta(conn, "analysis_version")
+    if analysis is not None and analysis != ANALYSIS_VERSION or analysis is None and _has_sections(conn):
+        raise FormatVersionError(
+            f"{path} was indexed by term analysis {analysis or 1}; this ContextPull searches analysis {ANALYSIS_VERSION}",
+            "re-ingest the corpus with this version: `contextpull ingest DIR --store PATH` rebuilds it",
+        )
     return version
+
+
+def _has_sections(conn: sqlite3.Connection) -> bool:
+    """True once an ingest has stored something (a store written before analysis versions existed)."""
+    return conn.execute("SELECT 1 FROM meta WHERE key = 'corpus_fingerprint'").fetchone() is not None
 
 
 def read_documents(conn: sqlite3.Connection, prefix: str = "") -> list[DocumentEntry]:

@@ -47,11 +47,11 @@ SectionStream = Generator[SectionRow, None, None]
 
 @dataclass(frozen=True, slots=True)
 class RankedRow:
-    """A full-text hit: the section pointer, its document title and its BM25 score."""
+    """A ranked hit: the section pointer, its document title and its score."""
 
     section: SectionRow
     title: str
-    bm25: float
+    score: float
 
 
 def _row(values: Sequence[object]) -> SectionRow:
@@ -89,19 +89,14 @@ def fts_quote(term: str) -> FtsQuery:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_phrase(terms: Sequence[str]) -> FtsQuery:
-    """Sections holding ``terms`` next to each other, in order."""
-    return " + ".join(fts_quote(term) for term in terms)
+def fts_any(terms: Sequence[str]) -> FtsQuery:
+    """Sections holding at least one of ``terms``."""
+    return " OR ".join(fts_quote(term) for term in terms)
 
 
 def fts_all(terms: Sequence[str]) -> FtsQuery:
     """Sections holding every one of ``terms``."""
     return " AND ".join(fts_quote(term) for term in terms)
-
-
-def fts_any(terms: Sequence[str]) -> FtsQuery:
-    """Sections holding at least one of ``terms``."""
-    return " OR ".join(fts_quote(term) for term in terms)
 
 
 def fts_in_headings(match: FtsQuery) -> FtsQuery:
@@ -125,30 +120,148 @@ def documents_matching(conn: sqlite3.Connection, patterns: Sequence[str]) -> lis
     return [doc_id for (doc_id,) in conn.execute(sql, params)]
 
 
-def scored_matches(
+#: the search index's fields, in column order (docs/adr/011-search-terms-and-ranking.md)
+SEARCH_FIELDS = ("heading", "title", "identifiers", "body")
+
+
+def _doc_filter(doc_ids: Sequence[int] | None) -> tuple[str, list[object]]:
+    # CROSS JOIN keeps the FTS scan as the outer loop: bm25 is then computed
+    # once per match, not re-derived for every row id the filter names.
+    if doc_ids is None:
+        return "", []
+    return (
+        "CROSS JOIN sections s ON s.id = sections_fts.rowid WHERE s.doc_id IN (SELECT value FROM json_each(?)) AND",
+        [json.dumps(list(doc_ids))],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedTerm:
+    """One index term of a query, for :func:`relevance`.
+
+    ``part`` numbers the query part it stands for; ``group`` is 0 for the
+    part as typed, 1 for an identifier it expands to, 2 for one of its word
+    pieces; ``scale`` multiplies FTS5's score for the term (turning FTS5's IDF
+    into the caller's); ``named`` marks the exact term of an identifier the
+    query names.
+    """
+
+    term: str
+    part: int
+    group: int
+    scale: float
+    named: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Relevance:
+    """A section's relevance to a query, how many query parts it holds, and how many named identifiers."""
+
+    rowid: int
+    score: float
+    parts: int
+    named: int
+
+
+def relevance(
     conn: sqlite3.Connection,
-    match: FtsQuery,
-    weights: tuple[float, float],
+    terms: Sequence[WeightedTerm],
+    weights: dict[str, float],
+    limit: int,
+    doc_ids: Sequence[int] | None = None,
+) -> list[Relevance]:
+    """The ``limit`` most relevant sections for ``terms``, best first (ties by row id).
+
+    Each term is scored alone by FTS5's ``bm25`` with a weight per field
+    (:data:`SEARCH_FIELDS`): its frequencies are weighted per field and
+    summed before saturation, which is BM25F. A section's score for one
+    query part is the larger of its as-typed-plus-expansions sum and its
+    pieces sum (so an identifier counts once, written whole or apart), and
+    its relevance is the sum over parts. Every match of every term is read,
+    so the cost grows with the terms' section counts: callers bound them
+    (:func:`term_counts`). The arithmetic runs inside SQLite.
+    """
+    if not terms:
+        return []
+    join, filter_params = _doc_filter(doc_ids)
+    field_weights = [weights[field] for field in SEARCH_FIELDS]
+    arms, params = [], []
+    for term in terms:
+        arms.append(
+            "SELECT ? AS part, ? AS grp, ? AS named, sections_fts.rowid AS rowid,"
+            " -bm25(sections_fts, ?, ?, ?, ?) * ? AS score FROM sections_fts"
+            f" {join or 'WHERE'} sections_fts MATCH ?"
+        )
+        params += [term.part, term.group, int(term.named), *field_weights, term.scale, *filter_params]
+        params.append(fts_quote(term.term))
+    sql = f"""
+        WITH hits AS MATERIALIZED ({" UNION ALL ".join(arms)}),
+        by_part AS (
+            SELECT rowid, part, max(named) AS named,
+                   max(sum(CASE WHEN grp < 2 THEN score ELSE 0 END), sum(CASE WHEN grp = 2 THEN score ELSE 0 END)) AS score
+            FROM hits GROUP BY rowid, part
+        )
+        SELECT rowid, sum(score) AS relevance, count(*), sum(named) FROM by_part
+        GROUP BY rowid ORDER BY relevance DESC, rowid LIMIT ?
+    """
+    return [Relevance(*row) for row in conn.execute(sql, [*params, limit])]
+
+
+def sampled_best(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    weights: dict[str, float],
     cap: int,
+    limit: int,
     doc_ids: Sequence[int] | None = None,
 ) -> list[tuple[int, float]]:
-    """``(row id, bm25)`` of the first ``cap`` matches in row-id order, unsorted.
+    """The ``limit`` best ``(row id, -bm25)`` of a bounded sample of the sections holding any of ``terms``.
 
-    FTS5 walks its lists in row-id order, so the ``LIMIT`` stops the walk:
-    the cost is bounded by ``cap`` however common the terms are. BM25 is
-    ``bm25(sections_fts, heading_weight, body_weight)``, lower is better.
+    The sample is the first ``cap`` such sections in row-id order plus the
+    first ``cap`` holding one of the terms in a heading (so definitions are
+    not lost). FTS5 walks its lists in row-id order, so each ``LIMIT`` stops
+    a walk: the cost is bounded by ``cap`` however common the terms are.
+    Scores are FTS5's ``bm25`` with a weight per field over all the terms.
     """
-    doc_filter, params = "", [*weights, match]
-    if doc_ids is not None:
-        doc_filter = (
-            "AND sections_fts.rowid IN (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
-        )
-        params.append(json.dumps(list(doc_ids)))
+    join, params = _doc_filter(doc_ids)
+    field_weights = [weights[name] for name in SEARCH_FIELDS]
+    arm = f"""
+        SELECT * FROM (SELECT sections_fts.rowid AS rowid, -bm25(sections_fts, ?, ?, ?, ?) AS score
+        FROM sections_fts {join or "WHERE"} sections_fts MATCH ? LIMIT ?)
+    """
     sql = f"""
-        SELECT rowid, bm25(sections_fts, ?, ?) FROM sections_fts
-        WHERE sections_fts MATCH ? {doc_filter} LIMIT ?
+        WITH sample AS MATERIALIZED ({arm} UNION ALL {arm})
+        SELECT rowid, max(score) AS best FROM sample GROUP BY rowid ORDER BY best DESC, rowid LIMIT ?
     """
-    return conn.execute(sql, [*params, cap]).fetchall()
+    anywhere, in_headings = fts_any(terms), fts_in_headings(fts_any(terms))
+    values = [*field_weights, *params, anywhere, cap, *field_weights, *params, in_headings, cap, limit]
+    return conn.execute(sql, values).fetchall()
+
+
+def section_total(conn: sqlite3.Connection) -> int:
+    """How many sections the store holds (as its last ingest recorded)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'section_count'").fetchone()
+    return int(row[0]) if row else int(conn.execute("SELECT count(*) FROM sections").fetchone()[0])
+
+
+def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """How many sections hold each of ``terms`` (0 for a term the index lacks)."""
+    sql = "SELECT term, sections FROM term_sections WHERE term IN (SELECT value FROM json_each(?))"
+    found = dict(conn.execute(sql, (json.dumps(list(terms)),)).fetchall())
+    return {term: int(found.get(term, 0)) for term in terms}
+
+
+def terms_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int) -> list[tuple[str, int]]:
+    """Up to ``limit`` indexed terms longer than ``prefix`` that start with it, and the sections holding each.
+
+    The most widely held first, then in term order; a range scan over the
+    term table, so the cost is bounded by the terms sharing the prefix.
+    """
+    sql = """
+        SELECT term, sections FROM term_sections WHERE term > ? AND term < ?
+        ORDER BY sections DESC, term LIMIT ?
+    """
+    return [(str(t), int(n)) for t, n in conn.execute(sql, (prefix, prefix + "\U0010ffff", limit))]
 
 
 def ranked_pointers(conn: sqlite3.Connection, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
@@ -203,19 +316,21 @@ def trigram_match(folded: str) -> str:
 
 
 def word_phrase(folded: str) -> str | None:
-    """A ``sections_fts`` phrase every section containing ``folded`` matches, or ``None``.
+    """A ``sections_fts`` expression every section containing ``folded`` matches, or ``None``.
 
     The trigram index has no positions, so a needle of common words (``the
     cache index``) would list nearly every section as a candidate; the word
-    index has positions. The phrase covers the needle's space-separated parts
-    that are ASCII letters and digits, excluding the first part (it may end a
-    longer token) and taking the last as a prefix (it may start one): in a
-    text containing the needle, each inner part is a whole non-compound
-    token, so it is one term (:mod:`contextpull.terms`), at consecutive
-    positions. Only characters that are themselves word characters case-fold
-    to ASCII letters and digits, and only whitespace to a space
-    (tests/test_grep_phrase.py checks every code point). ``None`` unless the
-    phrase has two words or more.
+    index narrows it. The expression asks for the needle's space-separated
+    parts that are ASCII letters and digits, excluding the first part (it
+    may end a longer token) and taking the last as a prefix (it may start
+    one): in a text containing the needle, each inner part is a whole token,
+    and a token's first term is the token case-folded (:mod:`contextpull.terms`).
+    The parts are joined by AND, not as a phrase: a token is also indexed
+    with its stem and pieces, so the parts' terms need not sit at
+    consecutive positions. Only characters that are themselves word
+    characters case-fold to ASCII letters and digits, and only whitespace to
+    a space (tests/test_grep_phrase.py checks every code point). ``None``
+    unless two parts or more qualify.
     """
     parts = folded.split(" ")
     best, start = (0, 0), 0
@@ -230,8 +345,10 @@ def word_phrase(folded: str) -> str | None:
     first, end = best
     if end - first < 2:
         return None
-    prefix = " *" if end == len(parts) else ""
-    return f'body : "{" ".join(parts[first:end])}"{prefix}'
+    words = [f'"{part}"' for part in parts[first:end]]
+    if end == len(parts):
+        words[-1] += " *"
+    return f"body : ({' AND '.join(words)})"
 
 
 def _candidate_rowids(conn: sqlite3.Connection, table: str, match: str) -> list[int]:

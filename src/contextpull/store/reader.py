@@ -41,10 +41,33 @@ class StoreReader:
     def section_texts(self, rowids: Iterable[int]) -> dict[int, str]:
         return queries.section_texts(self._conn, rowids)
 
-    def scored_matches(
-        self, match: queries.FtsQuery, weights: tuple[float, float], cap: int, doc_ids: Sequence[int] | None = None
+    def section_total(self) -> int:
+        return queries.section_total(self._conn)
+
+    def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        return queries.term_counts(self._conn, terms)
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, int]]:
+        return queries.terms_with_prefix(self._conn, prefix, limit)
+
+    def relevance(
+        self,
+        terms: Sequence[queries.WeightedTerm],
+        weights: dict[str, float],
+        limit: int,
+        doc_ids: Sequence[int] | None = None,
+    ) -> list[queries.Relevance]:
+        return queries.relevance(self._conn, terms, weights, limit, doc_ids)
+
+    def sampled_best(
+        self,
+        terms: Sequence[str],
+        weights: dict[str, float],
+        cap: int,
+        limit: int,
+        doc_ids: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
-        return queries.scored_matches(self._conn, match, weights, cap, doc_ids)
+        return queries.sampled_best(self._conn, terms, weights, cap, limit, doc_ids)
 
     def ranked_pointers(self, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
         return queries.ranked_pointers(self._conn, scored)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..terms import FTS_TOKENIZE
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 FORMAT_MAJOR = int(FORMAT_VERSION.split(".")[0])
 FTS_HASH_BYTES = 16 << 20
 
@@ -97,6 +97,34 @@ def m002_skipped_files(conn: sqlite3.Connection) -> None:
             content_hash TEXT NOT NULL,
             reason       TEXT NOT NULL
         )
+        """
+    )
+
+
+@migration
+def m003_search_fields(conn: sqlite3.Connection) -> None:
+    # Search fields for BM25F (docs/adr/011-search-terms-and-ranking.md): the
+    # heading path, the document title, the section's identifiers and the
+    # body, each its own column so ranking can weight them. The old table is
+    # dropped; the ingest that applies this migration re-analyses every
+    # section, as the stored analysis version is then out of date.
+    conn.executescript(
+        f"""
+        DROP TABLE sections_fts;
+        CREATE VIRTUAL TABLE sections_fts USING fts5(
+            heading, title, identifiers, body, content='', tokenize="{FTS_TOKENIZE}"
+        );
+        INSERT INTO sections_fts (sections_fts, rank) VALUES ('hashsize', {FTS_HASH_BYTES});
+        -- Every indexed term and how many sections hold it, refreshed from the
+        -- index at the end of each ingest that wrote: search reads a term's
+        -- count with one B-tree lookup (FTS5 would walk the term's whole
+        -- list), and a prefix query (PIP_*, tool.uv.*) expands by a bounded
+        -- range scan.
+        CREATE VIRTUAL TABLE sections_vocab USING fts5vocab(sections_fts, 'row');
+        CREATE TABLE term_sections (
+            term     TEXT PRIMARY KEY,
+            sections INTEGER NOT NULL
+        ) WITHOUT ROWID;
         """
     )
 

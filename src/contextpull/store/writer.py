@@ -26,7 +26,7 @@ from typing import Self
 
 from ..errors import FormatVersionError, StoreLocked
 from ..records import ParsedDocument, Section
-from ..section_terms import FtsValues, fts_values
+from ..section_terms import SearchFields, search_fields
 from .connection import (
     DocumentEntry,
     check_store,
@@ -112,7 +112,7 @@ class StoreWriter:
         self._fresh = False
         self._next_section_id = 1
         self._next_doc_id = 1
-        self._pending: list[tuple[int, int, Section, FtsValues]] = []
+        self._pending: list[tuple[int, int, Section, SearchFields]] = []
 
     # --- lifecycle ---------------------------------------------------------
     def __enter__(self) -> Self:
@@ -179,6 +179,9 @@ class StoreWriter:
         """Make the whole ingest visible at once."""
         conn = self._require()
         self._flush()
+        # Term counts from the index itself, so they can never drift from it.
+        conn.execute("DELETE FROM term_sections")
+        conn.execute("INSERT INTO term_sections (term, sections) SELECT term, doc FROM sections_vocab")
         conn.execute("COMMIT")
         if self._fresh:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -254,14 +257,17 @@ class StoreWriter:
             return
         (doc_id,) = row
         fts_rows, tri_rows = [], []
-        for sid, heading_json, text, table_header in conn.execute(
-            "SELECT id, heading_path, text, table_header FROM sections WHERE doc_id = ?", (doc_id,)
+        for sid, heading_json, title, text, table_header in conn.execute(
+            "SELECT s.id, s.heading_path, d.title, s.text, s.table_header FROM sections s"
+            " JOIN documents d ON d.doc_id = s.doc_id WHERE s.doc_id = ?",
+            (doc_id,),
         ):
-            heading, body, folded = fts_values(json.loads(heading_json), text, table_header)
-            fts_rows.append((sid, heading, body))
-            tri_rows.append((sid, folded))
+            fields = search_fields(json.loads(heading_json), title, path, text, table_header)
+            fts_rows.append((sid, *fields[:4]))
+            tri_rows.append((sid, fields.folded))
         conn.executemany(
-            "INSERT INTO sections_fts (sections_fts, rowid, heading, body) VALUES ('delete', ?, ?, ?)",
+            "INSERT INTO sections_fts (sections_fts, rowid, heading, title, identifiers, body)"
+            " VALUES ('delete', ?, ?, ?, ?, ?)",
             fts_rows,
         )
         conn.executemany(
@@ -284,15 +290,16 @@ class StoreWriter:
         doc: ParsedDocument,
         content_hash: str,
         size: int,
-        fts: Sequence[FtsValues] | None = None,
+        fts: Sequence[SearchFields] | None = None,
     ) -> None:
         """Store ``doc`` in place of any previous version of the same path.
 
-        ``fts`` are the sections' :func:`fts_values` when the caller computed
-        them already (in a worker process); otherwise they are computed here.
+        ``fts`` are the sections' :func:`~contextpull.section_terms.search_fields` when
+        the caller computed them already (in a worker process); otherwise they
+        are computed here.
         """
         if fts is None:
-            fts = [fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections]
+            fts = [search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections]
         self.remove(doc.path)
         doc_id = self._next_doc_id
         self._next_doc_id += 1
@@ -328,7 +335,7 @@ class StoreWriter:
             return
         conn = self._require()
         rows, fts_rows, tri_rows = [], [], []
-        for rowid, doc_id, s, (heading, body, folded) in self._pending:
+        for rowid, doc_id, s, fields in self._pending:
             rows.append(
                 (
                     rowid,
@@ -347,8 +354,8 @@ class StoreWriter:
                     s.header_ordinal,
                 )
             )
-            fts_rows.append((rowid, heading, body))
-            tri_rows.append((rowid, folded))
+            fts_rows.append((rowid, *fields[:4]))
+            tri_rows.append((rowid, fields.folded))
         self._pending.clear()
         conn.executemany(
             "INSERT INTO sections (id, doc_id, path, ordinal, sid, heading_path, kind, text,"
@@ -356,5 +363,7 @@ class StoreWriter:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        conn.executemany("INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)", fts_rows)
+        conn.executemany(
+            "INSERT INTO sections_fts (rowid, heading, title, identifiers, body) VALUES (?, ?, ?, ?, ?)", fts_rows
+        )
         conn.executemany("INSERT INTO sections_tri (rowid, folded) VALUES (?, ?)", tri_rows)

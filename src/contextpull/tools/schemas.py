@@ -84,10 +84,14 @@ TOOLS: list[Schema] = [
     _tool(
         "search",
         "Ranked pointers to the sections that match some words: id, document, heading path, kind, score "
-        "and a snippet with matched terms in **bold**, never the full text. Exact phrase first, then all "
-        "words, then any word; a section whose heading names the query ranks above one that only mentions it.",
+        "and a snippet with matched terms in **bold**, never the full text. Ordered by relevance: rare words "
+        "count most, a heading or title match more than the text, an exact phrase or identifier gets a bonus.",
         {
-            "query": _string(QUERY_LENGTH, "Words to look for; identifiers like UV_CACHE_DIR work as words."),
+            "query": _string(
+                QUERY_LENGTH,
+                "Words to look for; identifiers like UV_CACHE_DIR work as words, and PIP_* or tool.uv.* "
+                "find every identifier with that prefix.",
+            ),
             "in": _PATH_FILTER,
             "limit": _integer(SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT, "How many hits at most."),
             "snippet": _integer(SNIPPET_WIDTH, DEFAULT_SNIPPET, "Snippet width in characters; 0 for headings only."),

@@ -1,0 +1,315 @@
+"""Search quality: ContextPull ``search`` beside the push rows, per corpus and per question shape.
+
+    python benchmarks/search_quality.py                       # every corpus found, every row
+    python benchmarks/search_quality.py --corpus sample-corpus --rows search,bm25
+    python benchmarks/search_quality.py --write               # also rewrite the committed results
+
+Corpora: the bundled ``examples/corpus`` and the shared corpora under
+``../shared/corpora`` (skipped, with a printed reason, where absent). Eval
+sets, all committed under ``benchmarks/evalsets/<corpus>/``:
+
+* ``computed``: the shapes pushpull builds with no model (aggregation, table),
+  built once by pushpull's eval-set builder (200 questions asked for, seed 0,
+  as ``contextpull bench DIR`` does) and committed, so every run scores the
+  same questions; a corpus whose sections changed is refused by fingerprint
+  (rebuild with ``--rebuild-evalsets``);
+* ``published``: the model-phrased sets of the published bench runs
+  (``benchmarks/results/<corpus>/evalsets``), read in place.
+
+Rows: ``bm25``, ``dense (minilm)`` and ``hybrid rrf (bm25+dense)`` are
+pushpull's push configurations over the store's exported sections (dense
+vectors are cached under ``.cache/search-quality/``; the committed vectors of
+the published runs seed that cache); ``contextpull search`` is
+``Ops.search`` taken once, top k, no model. :func:`search_rows` is the one
+place where further search rows join (hybrid search over a store with
+vectors).
+
+Printed per corpus and eval set: recall@k and MRR@k overall and per shape,
+then the issue-9 targets checked against the figures (search ≥ bm25 on every
+shape, search ≥ hybrid RRF overall, aggregation recall ≥ 0.6). ``--write``
+stores the text in ``benchmarks/results/search-quality.txt`` and the figures
+in ``search-quality.json``; ``tests/test_search_quality.py`` fails when
+search recall on the bundled corpus falls below the committed figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contextpull import ingest
+from contextpull.eval.bench import export_chunks
+from contextpull.eval.search_adapter import ContextPullSearch
+from pushpull.chunks import Chunk
+from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
+from pushpull.pipeline import push_rows
+from pushpull.questions import SHAPES
+from pushpull.scoring.runner import RowResult, RunRow, run_row
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "corpora"
+EVALSETS = ROOT / "benchmarks" / "evalsets"
+RESULTS = ROOT / "benchmarks" / "results"
+CACHE = ROOT / ".cache" / "search-quality"
+K = 5
+#: what ``contextpull bench DIR`` asks the builder for; computed shapes take their share
+COMPUTED_N = 200
+COMPUTED_SEED = 0
+SEARCH_ROW = ContextPullSearch.name
+BM25_ROW = "bm25"
+HYBRID_ROW = "hybrid rrf (bm25+dense)"
+AGGREGATION_TARGET = 0.6
+ROW_KEYS = ("bm25", "dense", "hybrid", "search")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """One corpus the suite scores: where its folder is and which published run it has."""
+
+    name: str
+    folder: Path
+    published: str | None = None  # folder name under benchmarks/results
+
+    def published_sets(self) -> list[Path]:
+        if self.published is None:
+            return []
+        return sorted((RESULTS / self.published / "evalsets").glob("evalset-*.jsonl"))
+
+
+CORPORA = (
+    Corpus("sample-corpus", ROOT / "examples" / "corpus", "sample-corpus"),
+    Corpus("uv-docs", SHARED / "uv-docs", "uv-docs"),
+    Corpus("pydantic-docs", SHARED / "pydantic-docs"),
+    Corpus("semconv-docs", SHARED / "semconv-docs"),
+    Corpus("pnpm-docs", SHARED / "pnpm-docs"),
+)
+
+
+@dataclass
+class Scored:
+    """One eval set on one corpus: every row's results."""
+
+    corpus: str
+    evalset: str
+    questions: int
+    counts: dict[str, int]
+    rows: list[RowResult]
+    skipped_rows: dict[str, str]
+
+    def row(self, name: str) -> RowResult | None:
+        return next((row for row in self.rows if row.name == name), None)
+
+
+def store_for(corpus: Corpus, cache: Path = CACHE) -> Path:
+    """Ingest ``corpus`` (incrementally) into a store under ``cache``, never into the corpus."""
+    store = cache / corpus.name / "store.sqlite"
+    ingest(corpus.folder, store, workers=0)
+    return store
+
+
+def computed_set(corpus: Corpus, chunks: Sequence[Chunk], rebuild: bool) -> EvalSet:
+    """The committed computed-shape set for ``corpus``, built and saved on first use."""
+    path = EVALSETS / corpus.name / "computed.jsonl"
+    if path.exists() and not rebuild:
+        return load_evalset(path, chunks)
+    evalset = build_evalset(chunks, shapes=SHAPES, provider=None, n=COMPUTED_N, seed=COMPUTED_SEED)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_evalset(evalset, path)
+    return evalset
+
+
+def seed_vector_cache(corpus: Corpus, cache_dir: Path) -> None:
+    """Copy the published run's committed vectors into the cache: the same texts are not embedded twice."""
+    if corpus.published is None:
+        return
+    for published in (RESULTS / corpus.published / "push").glob("embeddings-*.npz"):
+        target = cache_dir / "push" / published.name
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(published, target)
+
+
+def search_rows(store: Path) -> list[RunRow]:
+    """ContextPull's own search rows over ``store``: lexical always.
+
+    This is the hook for search modes that need more than the lexical index
+    (hybrid search over a store with section vectors): add their row here,
+    named after the mode, when the store supports it.
+    """
+    return [RunRow(SEARCH_ROW, ContextPullSearch(store))]
+
+
+def score_corpus(corpus: Corpus, rows: Sequence[str], rebuild: bool, progress: bool, cache: Path) -> list[Scored]:
+    """Every requested row on every eval set of ``corpus``."""
+    store = store_for(corpus, cache)
+    chunks = export_chunks(store)
+    cache_dir = cache / corpus.name
+    seed_vector_cache(corpus, cache_dir)
+    sets = [("computed", computed_set(corpus, chunks, rebuild))]
+    sets += [(f"published {path.stem}", load_evalset(path, chunks)) for path in corpus.published_sets()]
+    push_keys = [key for key in rows if key != "search"]
+    built = push_rows(chunks, push_keys, cache_dir) if push_keys else None
+    run_rows = list(built.rows) if built else []
+    skipped = dict(built.skipped) if built else {}
+    if "search" in rows:
+        run_rows += search_rows(store)
+    scored = []
+    try:
+        for label, evalset in sets:
+            if not evalset.questions:
+                continue
+            results = []
+            for row in run_rows:
+                started = time.perf_counter()
+                results.append(run_row(row, evalset.questions, K))
+                if progress:
+                    elapsed = time.perf_counter() - started
+                    print(f"  {corpus.name} {label}: {row.name} {elapsed:.1f} s", file=sys.stderr)
+            scored.append(Scored(corpus.name, label, len(evalset.questions), dict(evalset.counts), results, skipped))
+    finally:
+        for row in run_rows:
+            close = getattr(row.adapter, "close", None)
+            if callable(close):
+                close()
+    return scored
+
+
+def _cell(recall: float, mrr: float) -> str:
+    return f"{recall:.3f} {mrr:.3f}"
+
+
+def render(scored: Sequence[Scored]) -> str:
+    """The table: one block per corpus and eval set, a row per configuration, R@k and MRR@k per shape."""
+    lines: list[str] = []
+    for block in scored:
+        shapes = [shape for shape in SHAPES if shape in block.counts]
+        counts = ", ".join(f"{shape} {block.counts[shape]}" for shape in shapes)
+        lines.append(f"{block.corpus} · {block.evalset} · {block.questions} questions ({counts})")
+        header = f"{'row':28} {'overall':>13}" + "".join(f" {shape:>13}" for shape in shapes)
+        lines.append(header)
+        lines.append(f"{'':28} {'R@5   MRR@5':>13}" + "".join(f" {'R@5   MRR@5':>13}" for _ in shapes))
+        for row in block.rows:
+            cells = [_cell(row.overall.recall, row.overall.mrr)]
+            cells += [_cell(row.by_shape[s].recall, row.by_shape[s].mrr) if s in row.by_shape else "—" for s in shapes]
+            errors = f"  ({row.overall.errors} errors: counted as misses)" if row.overall.errors else ""
+            lines.append(f"{row.name:28}" + "".join(f" {cell:>13}" for cell in cells) + errors)
+        for name, reason in block.skipped_rows.items():
+            lines.append(f"  skipped {name}: {reason}")
+        lines.append("")
+    lines += render_targets(scored)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def check_targets(block: Scored) -> list[tuple[str, bool, str]]:
+    """Issue 9's targets on one block: ``(target, met, figures)``; only those the block has rows for."""
+    search = block.row(SEARCH_ROW)
+    if search is None:
+        return []
+    checks: list[tuple[str, bool, str]] = []
+    bm25 = block.row(BM25_ROW)
+    if bm25 is not None:
+        for shape in ["overall", *(s for s in SHAPES if s in block.counts)]:
+            ours = search.overall if shape == "overall" else search.by_shape[shape]
+            theirs = bm25.overall if shape == "overall" else bm25.by_shape[shape]
+            checks.append(
+                (f"search ≥ bm25 ({shape})", ours.recall >= theirs.recall, f"{ours.recall:.3f} vs {theirs.recall:.3f}")
+            )
+    hybrid = block.row(HYBRID_ROW)
+    if hybrid is not None:
+        met = search.overall.recall >= hybrid.overall.recall
+        checks.append(
+            ("search ≥ hybrid rrf (overall)", met, f"{search.overall.recall:.3f} vs {hybrid.overall.recall:.3f}")
+        )
+    if block.evalset == "computed" and "aggregation" in search.by_shape:
+        recall = search.by_shape["aggregation"].recall
+        checks.append((f"aggregation ≥ {AGGREGATION_TARGET}", recall >= AGGREGATION_TARGET, f"{recall:.3f}"))
+    return checks
+
+
+def render_targets(scored: Sequence[Scored]) -> list[str]:
+    lines = ["targets (issue 9), recall@5:"]
+    missed = 0
+    for block in scored:
+        for target, met, figures in check_targets(block):
+            missed += not met
+            lines.append(f"  {'met   ' if met else 'MISSED'} {block.corpus} · {block.evalset}: {target}: {figures}")
+    lines.append(f"{missed} target(s) missed")
+    return lines
+
+
+def figures(scored: Sequence[Scored]) -> dict[str, Any]:
+    """The JSON the committed results and the regression test read."""
+    out: dict[str, Any] = {"k": K, "blocks": []}
+    for block in scored:
+        rows = {}
+        for row in block.rows:
+            rows[row.name] = {
+                "overall": {"recall": round(row.overall.recall, 4), "mrr": round(row.overall.mrr, 4)},
+                "by_shape": {
+                    shape: {"recall": round(s.recall, 4), "mrr": round(s.mrr, 4)} for shape, s in row.by_shape.items()
+                },
+            }
+        out["blocks"].append(
+            {
+                "corpus": block.corpus,
+                "evalset": block.evalset,
+                "questions": block.questions,
+                "counts": block.counts,
+                "rows": rows,
+            }
+        )
+    return out
+
+
+def run(
+    corpora: Sequence[Corpus],
+    rows: Sequence[str],
+    *,
+    rebuild: bool = False,
+    progress: bool = True,
+    cache: Path = CACHE,
+) -> list[Scored]:
+    """Score ``rows`` on every corpus present; stores and vectors are kept under ``cache``."""
+    scored: list[Scored] = []
+    for corpus in corpora:
+        if not corpus.folder.is_dir():
+            print(f"skipped {corpus.name}: {corpus.folder} is absent", file=sys.stderr)
+            continue
+        scored += score_corpus(corpus, rows, rebuild, progress, cache)
+    return scored
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--corpus", action="append", choices=[c.name for c in CORPORA], help="corpus to score (repeatable; default all)"
+    )
+    parser.add_argument("--rows", default=",".join(ROW_KEYS), help=f"comma list of {', '.join(ROW_KEYS)} (default all)")
+    parser.add_argument("--rebuild-evalsets", action="store_true", help="rebuild the committed computed sets")
+    parser.add_argument("--cache", type=Path, default=CACHE, help=f"stores and vectors (default {CACHE})")
+    parser.add_argument("--write", action="store_true", help="write benchmarks/results/search-quality.{txt,json}")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    rows = [key.strip() for key in args.rows.split(",") if key.strip()]
+    unknown = [key for key in rows if key not in ROW_KEYS]
+    if unknown:
+        parser.error(f"unknown row(s) {', '.join(unknown)}; choose from {', '.join(ROW_KEYS)}")
+    chosen = [c for c in CORPORA if not args.corpus or c.name in args.corpus]
+    scored = run(chosen, rows, rebuild=args.rebuild_evalsets, cache=args.cache)
+    text = render(scored)
+    print(json.dumps(figures(scored), indent=2) if args.json else text, end="" if not args.json else "\n")
+    if args.write:
+        (RESULTS / "search-quality.txt").write_text(text, encoding="utf-8")
+        (RESULTS / "search-quality.json").write_text(json.dumps(figures(scored), indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
