@@ -224,6 +224,37 @@ def test_uv_cache_dir_finds_the_cache_directory_section_first(tmp_path: Path) ->
     assert first.heading_path[-1] == "Cache directory"
 
 
+@pytest.mark.skipif(not UV_DOCS.is_dir(), reason="shared uv-docs corpus not present")
+def test_a_wildcard_lists_every_section_holding_an_identifier_with_that_prefix(tmp_path: Path) -> None:
+    store = tmp_path / "uv.sqlite"
+    ingest(UV_DOCS, store)
+    with Ops.open(store) as ops:
+        holders = {match.id for match in ops.grep("PIP_", limit=100).matches}
+        assert holders and set(ids(ops.search("PIP_*", limit=50))) == holders
+        assert set(ids(ops.search("PIP_", limit=50))) == holders
+        assert ids(ops.search("UV_CACHE", limit=5))[0] in {m.id for m in ops.grep("UV_CACHE_", limit=100).matches}
+
+
+def test_prefixes_camel_case_and_possessives(tmp_path: Path) -> None:
+    corpus = write_corpus(
+        tmp_path / "c",
+        {
+            "flags.md": "# Flags\n\nPass `--no-cache` or `--no-build` to skip work.\n",
+            "peers.md": "# Peers\n\nSet `autoInstallPeers` to true to install peer dependencies.\n",
+            "tool.md": "# Tool\n\nThe tool's cache lives in `tool.cache.dir`.\n",
+            "other.md": "# Other\n\nNothing to see: no flags, no peers.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "s.sqlite")
+    with Ops.open(tmp_path / "s.sqlite") as ops:
+        assert ids(ops.search("--no-*")) == ["flags.md#0"]
+        assert ids(ops.search("tool.cache.*")) == ["tool.md#0"]
+        assert ids(ops.search("auto install peers"))[0] == "peers.md#0"
+        assert ids(ops.search("autoInstallPeers"))[0] == "peers.md#0"
+        assert ids(ops.search("tool's"))[0] == "tool.md#0"
+        assert ops.search("tool's").hits[0].match in {"phrase", "all"}
+
+
 def test_very_common_words_are_ranked_over_a_bounded_pool(tmp_path: Path) -> None:
     per_doc = 20
     docs = {

@@ -2,8 +2,9 @@
 
 1. **Terms.** Each content part of the query (stopwords aside, unless the
    query has nothing else) stands for the index terms of
-   ``terms.QueryPart.matches``: a word's stem, an identifier whole and its
-   pieces; an identifier the index lacks also for the longer ones it begins
+   ``terms.QueryPart``: a word's stem, an identifier whole and its pieces
+   (the part scores the better of the two, so it counts once); an
+   identifier the index lacks also for the longer ones it begins
    (``UV_CACHE`` → ``uv_cache_dir``), a prefix (``PIP_*``, ``--no-*``) for
    the indexed terms that begin with it, up to :data:`MAX_EXPANSIONS` of them
    (the most widely held).
@@ -15,7 +16,8 @@
    ``log(1 + (N - n + 0.5) / (n + 0.5))``. That IDF never reaches zero, so
    a word held by half the sections still counts a little, while a heading
    match on a rare term counts a lot. A section's relevance is the sum over
-   the query's terms.
+   the query's parts. The lexical ranking that hybrid search fuses is
+   :attr:`Ranking.sections`: always the whole pool, best first.
 3. **Bonuses.** Among the best :data:`POOL` sections, one holding the
    query's words as an exact phrase, or the identifiers the query names
    exactly, has its relevance raised by :data:`PHRASE_BONUS` and
@@ -52,7 +54,7 @@ POOL = 50
 COMMON = 2000
 #: terms a capped sample is drawn and scored by (FTS5 reads each term's whole list to score it)
 SAMPLED_TERMS = 3
-#: identifiers a prefix stands for at most
+#: indexed terms a prefix stands for at most
 MAX_EXPANSIONS = 50
 PHRASE_BONUS = 0.5
 IDENTIFIER_BONUS = 0.5

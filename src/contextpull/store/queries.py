@@ -252,13 +252,13 @@ def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int
 
 
 def terms_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int) -> list[tuple[str, int]]:
-    """Up to ``limit`` indexed terms longer than ``prefix`` that start with it, and the sections holding each.
+    """Up to ``limit`` indexed terms that start with ``prefix`` (itself included), and the sections holding each.
 
     The most widely held first, then in term order; a range scan over the
     term table, so the cost is bounded by the terms sharing the prefix.
     """
     sql = """
-        SELECT term, sections FROM term_sections WHERE term > ? AND term < ?
+        SELECT term, sections FROM term_sections WHERE term >= ? AND term < ?
         ORDER BY sections DESC, term LIMIT ?
     """
     return [(str(t), int(n)) for t, n in conn.execute(sql, (prefix, prefix + "\U0010ffff", limit))]
