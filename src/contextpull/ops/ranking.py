@@ -53,7 +53,7 @@ POOL = 50
 #: a term held by more sections than this is common (see the module docstring)
 COMMON = 2000
 #: terms a capped sample is drawn and scored by (FTS5 reads each term's whole list to score it)
-SAMPLED_TERMS = 3
+SAMPLED_TERMS = 2
 #: indexed terms a prefix stands for at most
 MAX_EXPANSIONS = 50
 PHRASE_BONUS = 0.5
