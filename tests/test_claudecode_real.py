@@ -30,7 +30,7 @@ from claudecode_support import (
     seal_environment,
 )
 from contextpull.eval.claudecode import CITATION_PROMPT, LOADER_TOOL, TOOL_NAMES, ClaudeCodeRetriever, parse_stream
-from contextpull.eval.pull_record import PullRunFailed
+from contextpull.eval.pull_record import PullRun, PullRunFailed
 from contextpull.ops.operations import Ops
 from contextpull.tools.schemas import call_json
 from fakes import AnthropicFake
@@ -67,6 +67,13 @@ def cite_what_was_read(turn: Turn) -> dict[str, object]:
     return text_reply(f"{section['text'].splitlines()[-1]} [{section['id']}]", tokens_in=40, tokens_out=30)
 
 
+def calls(run: PullRun) -> list[tuple[str, bool]]:
+    return [(call.name, call.is_error) for call in run.tool_calls]
+
+
+READ_THE_TOP_HIT = (search_then_read, cite_what_was_read)
+
+
 def test_list_search_read_answer(store: Path, claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedModel(
         [
@@ -74,8 +81,7 @@ def test_list_search_read_answer(store: Path, claude: Path, tmp_path: Path, monk
             lambda turn: tool_reply(
                 contextpull_tool("search"), {"query": SEARCH}, text="Looking it up.", tokens_in=300, tokens_out=11
             ),
-            search_then_read,
-            cite_what_was_read,
+            *READ_THE_TOP_HIT,
         ]
     )
     top = hits(store, SEARCH)[0]
@@ -84,11 +90,7 @@ def test_list_search_read_answer(store: Path, claude: Path, tmp_path: Path, monk
         run = pull.run(QUESTION)
 
     # what the driver parsed from the stream-json
-    assert [(call.name, call.is_error) for call in run.tool_calls] == [
-        ("index", False),
-        ("search", False),
-        ("read", False),
-    ]
+    assert calls(run) == [("index", False), ("search", False), ("read", False)]
     assert run.tool_calls[1].arguments == {"query": SEARCH}
     assert run.read_ids == [top] and run.seen_ids[0] == top
     with Ops.open(store) as ops:
@@ -154,19 +156,13 @@ def test_a_tool_error_is_recorded_and_not_read(
         [
             lambda turn: tool_reply(contextpull_tool("read"), {"id": "no/such.md#9"}),
             lambda turn: tool_reply(contextpull_tool("search"), {"query": SEARCH}),
-            search_then_read,
-            cite_what_was_read,
+            *READ_THE_TOP_HIT,
         ]
     )
     top = hits(store, SEARCH)[0]
     with driving(model, store, tmp_path, monkeypatch, claude) as pull:
         assert pull.retrieve(QUESTION, 5) == [top]
-    run = pull.run(QUESTION)
-    assert [(call.name, call.is_error) for call in run.tool_calls] == [
-        ("read", True),
-        ("search", False),
-        ("read", False),
-    ]
+    assert calls(pull.run(QUESTION)) == [("read", True), ("search", False), ("read", False)]
     assert pull.stats()["errors"] == 1
     refused = model.conversation[1].body["messages"][-1]["content"][0]
     assert refused["type"] == "tool_result" and refused["is_error"] is True
@@ -197,8 +193,7 @@ def test_a_tool_search_loader_is_counted_apart(
         [
             lambda turn: tool_reply(LOADER_TOOL, {"query": "select:" + ",".join(names), "max_results": 5}),
             lambda turn: tool_reply(contextpull_tool("search"), {"query": SEARCH}),
-            search_then_read,
-            cite_what_was_read,
+            *READ_THE_TOP_HIT,
         ]
     )
     with driving(model, store, tmp_path, monkeypatch, claude) as pull:
