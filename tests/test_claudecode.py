@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from contextpull.eval.claudecode import TOOL_PREFIX, ClaudeCodeRetriever, parse_stream
+from contextpull.eval.claudecode import TESTED_VERSION, TOOL_PREFIX, ClaudeCodeRetriever, parse_stream
 from contextpull.eval.pull_record import PullRunFailed
+from contextpull.eval.pull_rows import pull_rows
 from pull_support import hits, store  # noqa: F401 (store is a fixture)
 
 FAKE = Path(__file__).resolve().parent / "fakes" / "fake_claude.py"
@@ -58,6 +59,7 @@ def test_a_headless_run_through_the_real_server(store: Path, claude_log: Path, t
     assert argv[argv.index("--output-format") + 1] == "stream-json"
     assert argv[argv.index("--model") + 1] == "claude-sonnet-4-5"
     assert argv[argv.index("--max-turns") + 1] == "8"
+    assert argv[argv.index("--tools") + 1] == "" and "--disallowedTools" not in argv
     allowed = argv[argv.index("--allowedTools") + 1].split(",")
     assert allowed == [TOOL_PREFIX + name for name in ("index", "search", "read", "grep", "neighbours")]
     assert "[section-id]" in argv[argv.index("--append-system-prompt") + 1]
@@ -66,7 +68,9 @@ def test_a_headless_run_through_the_real_server(store: Path, claude_log: Path, t
     assert stats["by_tool"] == {"read": 1, "search": 1}
     assert stats["turns"] == 3 and stats["tokens_in"] == 3000 and stats["tokens_out"] == 120
     assert stats["usd"] == pytest.approx(3120 * 0.000003)
-    assert stats["model"] == "claude-code:claude-sonnet-4-5"
+    assert stats["model"] == "claude-code 2.0.0:claude-sonnet-4-5"
+    assert stats["claude_version"] == "2.0.0" and stats["loader_calls"] == 0
+    assert pull.run(QUESTION).agent_version == "2.0.0"
 
     replay = ClaudeCodeRetriever(store, model="claude-sonnet-4-5", cache_dir=tmp_path / "cache")
     assert replay.retrieve(QUESTION, 5) == [top] and replay.generate(QUESTION) == answer
@@ -120,9 +124,28 @@ def test_a_server_that_cannot_start_fails_before_any_claude_run(store: Path, cla
 
 
 def test_a_missing_claude_executable_is_a_clear_error(store: Path) -> None:
-    pull = ClaudeCodeRetriever(store, claude="/nonexistent/claude")
     with pytest.raises(PullRunFailed, match="cannot run"):
+        ClaudeCodeRetriever(store, claude="/nonexistent/claude")
+
+
+def test_a_claude_code_without_a_needed_flag_is_named_in_one_line(
+    store: Path, claude_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_WITHOUT", "--tools")
+    pull = ClaudeCodeRetriever(store)
+    with pytest.raises(PullRunFailed, match=r"^Claude Code 2\.0\.0 does not accept --tools") as err:
         pull.retrieve(QUESTION, 5)
+    assert "\n" not in str(err.value) and f"@{TESTED_VERSION}" in err.value.suggestion
+
+
+def test_tool_search_loads_are_counted_apart_from_contextpull_calls(
+    store: Path, claude_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", "deferred")
+    pull = ClaudeCodeRetriever(store)
+    assert pull.retrieve(QUESTION, 5) == [hits(store, QUESTION)[0]]
+    stats = pull.stats()
+    assert stats["loader_calls"] == 1 and stats["by_tool"] == {"read": 1, "search": 1}
 
 
 def _line(event: dict[str, Any]) -> str:
@@ -139,3 +162,27 @@ def test_an_api_error_result_is_an_error() -> None:
     lines = ["not json", _line({"type": "result", "subtype": "success", "is_error": True, "result": "API Error: 401"})]
     with pytest.raises(PullRunFailed, match="401"):
         parse_stream(lines, question="q", model="m")
+
+
+def test_the_rows_name_the_claude_code_version(store: Path, claude_log: Path) -> None:
+    rows = pull_rows("claude-code:claude-sonnet-4-5", store)
+    assert [row.name for row in rows.rows] == [
+        "pull, ids read (claude-code 2.0.0:claude-sonnet-4-5)",
+        "pull, ids surfaced (claude-code 2.0.0:claude-sonnet-4-5)",
+    ]
+
+
+def test_a_claude_that_does_not_run_skips_its_rows_with_the_reason(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "broken"
+    bin_dir.mkdir()
+    broken = bin_dir / "claude"
+    broken.write_text("#!/bin/sh\necho 'claude: cannot find its native binary' >&2\nexit 1\n", encoding="utf-8")
+    broken.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    rows = pull_rows("claude-code", store)
+    assert rows.rows == []
+    assert len(rows.skipped) == 2
+    for reason in rows.skipped.values():
+        assert reason.startswith("claude --version failed: claude: cannot find its native binary")

@@ -13,9 +13,12 @@ What the "model" does is chosen by ``FAKE_CLAUDE_SCRIPT``:
 - ``search-read`` (default): search for the prompt, read the top hit, answer citing it;
 - ``bad-read``: read an id that does not exist first, then as ``search-read``;
 - ``no-tools``: answer at once without any tool;
-- ``loop``: search until ``--max-turns`` runs out.
+- ``loop``: search until ``--max-turns`` runs out;
+- ``deferred``: load the tools with Claude Code's ``ToolSearch`` first, then as ``search-read``.
 
 Each invocation appends its argv as one JSON line to ``FAKE_CLAUDE_LOG`` when set.
+``FAKE_CLAUDE_WITHOUT`` (comma-separated flags) plays an older Claude Code that
+lacks them: it refuses them as the real one's option parser does.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-VERSION = "2.0.0 (Claude Code, fake)"
+NUMBER = "2.0.0"
+VERSION = f"{NUMBER} (Claude Code, fake)"
 SERVER = "contextpull"
 PRICE_PER_TOKEN = 0.000003
 
@@ -49,6 +53,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--append-system-prompt", default="")
     parser.add_argument("--allowedTools", default="")
     parser.add_argument("--disallowedTools", default="")
+    parser.add_argument("--tools", default="default")
+    parser.add_argument("--no-session-persistence", action="store_true")
     parser.add_argument("--max-turns", type=int, default=100)
     parser.add_argument("--model", default="claude-sonnet-4-5")
     return parser.parse_args(argv)
@@ -155,6 +161,7 @@ async def drive(args: argparse.Namespace, out: Transcript) -> None:
                     "subtype": "init",
                     "cwd": os.getcwd(),
                     "model": args.model,
+                    "claude_code_version": NUMBER,
                     "tools": [f"mcp__{SERVER}__{name}" for name in tools],
                     "mcp_servers": [{"name": SERVER, "status": "connected"}],
                     "permissionMode": "default",
@@ -202,6 +209,30 @@ async def converse(client: Client, args: argparse.Namespace, out: Transcript, al
             await call("search", {"query": args.prompt})
         out.result("", subtype="error_max_turns")
         return
+    if script == "deferred":
+        loader = f"toolu_{uuid.uuid4().hex[:24]}"
+        names = [f"mcp__{SERVER}__{name}" for name in ("search", "read")]
+        out.assistant(
+            [
+                {
+                    "type": "tool_use",
+                    "id": loader,
+                    "name": "ToolSearch",
+                    "input": {"query": "select:" + ",".join(names), "max_results": 5},
+                }
+            ]
+        )
+        references = [{"type": "tool_reference", "tool_name": name} for name in names]
+        out.emit(
+            {
+                "type": "user",
+                "parent_tool_use_id": None,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": loader, "content": references}],
+                },
+            }
+        )
     if script == "bad-read":
         await call("read", {"id": "no/such.md#9"})
     found, _ = await call("search", {"query": args.prompt})
@@ -222,6 +253,11 @@ def main(argv: list[str]) -> int:
     if log:
         with open(log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(argv) + "\n")
+    lacking = set(filter(None, os.environ.get("FAKE_CLAUDE_WITHOUT", "").split(",")))
+    for word in argv:
+        if word in lacking:
+            print(f"error: unknown option '{word}'", file=sys.stderr)
+            return 1
     args = parse(argv)
     if args.version:
         print(VERSION)

@@ -1,11 +1,20 @@
 """Claude Code headless as a pull adapter: the real agent, driving the real MCP server.
 
 Each question is one ``claude -p`` run with only the ContextPull server
-attached (``--strict-mcp-config``), its five tools pre-approved, the built-in
-file and shell tools refused, and an empty scratch folder as the working
-directory, so whatever Claude Code learns about the corpus it learns through
-ContextPull. The run's ``stream-json`` transcript is parsed into a
+attached (``--strict-mcp-config``), every built-in tool removed (``--tools
+""``), the five ContextPull tools pre-approved and offered up front rather than
+deferred behind Claude Code's ``ToolSearch`` loader (``ENABLE_TOOL_SEARCH=false``),
+and an empty scratch folder as the working directory, so whatever Claude Code
+learns about the corpus it learns through ContextPull. The run's
+``stream-json`` transcript is parsed into a
 :class:`~contextpull.eval.pull_record.PullRun`.
+
+Claude Code changes its flags and defaults often, so the command is checked
+against the release that ``tests/js`` pins (:data:`TESTED_VERSION`), the
+version that ran is recorded in every run, in the cache key and in the row's
+name, and a Claude Code that refuses one of the flags fails with one line
+naming its version and the flag. Should a later release defer the tools again,
+its loader calls are counted apart (``loader_calls``), never as ContextPull calls.
 
 Guarantees: before the first run the server command is started and its
 tools listed through the MCP client, so a broken install fails in seconds
@@ -17,6 +26,8 @@ that made no ContextPull tool call, or that ended in an error, raises
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -36,29 +47,20 @@ from .pull_retriever import PullRetriever
 SERVER = "contextpull"
 TOOL_PREFIX = f"mcp__{SERVER}__"
 #: bump when the appended prompt or the flags change what a run does
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
+#: the Claude Code release this command was checked against; tests/js/package.json pins the same
+TESTED_VERSION = "2.1.332"
+#: Claude Code's tool that loads deferred tools; a call to it is bookkeeping, not retrieval
+LOADER_TOOL = "ToolSearch"
+#: offer the MCP tools in the first request instead of naming them for ToolSearch to load
+CLAUDE_ENV = {"ENABLE_TOOL_SEARCH": "false"}
 CITATION_PROMPT = (
     "Answer only from the documents behind the contextpull tools. Use search or grep to find"
     " sections, then read each section you rely on. Cite every section you used as [section-id]"
     " right after the statement it supports. If the documents do not say, answer that they do not."
 )
-#: Claude Code's own tools that could reach the corpus around the MCP server
-BUILTIN_TOOLS = (
-    "Bash",
-    "Read",
-    "Grep",
-    "Glob",
-    "LS",
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "WebFetch",
-    "WebSearch",
-    "Task",
-    "TodoWrite",
-)
 PREFLIGHT_TIMEOUT_S = 60.0
+_UNKNOWN_OPTION = re.compile(r"unknown option '([^']+)'")
 
 
 class ClaudeCodeRetriever(PullRetriever):
@@ -83,19 +85,20 @@ class ClaudeCodeRetriever(PullRetriever):
             self.fingerprint = store.fingerprint
             self.index_hash = text_hash(store.index_text)
         self.claude = claude
-        self.model = f"claude-code:{model or 'default'}"
+        self.claude_version = claude_version(claude)
+        self.model = f"claude-code {self.claude_version}:{model or 'default'}"
         self.claude_model = model
         self.max_turns = max_turns
         self.timeout_s = timeout_s
         self.server = serve_argv(self.store_path)
         self._checked = threading.Lock()
-        self._version: str | None = None
+        self._server_ok = False
 
     # --- the driver ---------------------------------------------------------
     def run_key(self, question: str) -> str:
         return cache_key(
             driver="claude-code",
-            claude_version=self.version(),
+            claude_version=self.claude_version,
             model=self.claude_model,
             prompt_version=PROMPT_VERSION,
             tools_version=TOOLS_VERSION,
@@ -106,7 +109,7 @@ class ClaudeCodeRetriever(PullRetriever):
         )
 
     def execute(self, question: str) -> PullRun:
-        self.version()  # runs the preflight once, before any paid run
+        self.preflight()
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="contextpull-claude-") as scratch:
             config = Path(scratch) / "mcp.json"
@@ -116,24 +119,47 @@ class ClaudeCodeRetriever(PullRetriever):
             try:
                 done = subprocess.run(
                     self.command(question, config),
+                    check=False,
                     cwd=work,
+                    env={**os.environ, **CLAUDE_ENV},
                     capture_output=True,
                     text=True,
                     timeout=self.timeout_s,
                 )
             except (OSError, subprocess.TimeoutExpired) as err:
                 raise PullRunFailed(f"claude did not finish: {err}", "check the claude executable") from err
+        self._check_flags(done)
         run = parse_stream(done.stdout.splitlines(), question=question, model=self.model)
         run.wall_s = time.perf_counter() - started
+        run.agent_version = run.agent_version or self.claude_version
         if done.returncode != 0 and not run.answer and not run.max_turns_hit:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise PullRunFailed(f"claude exited with status {done.returncode}: {tail[0]}", "run the command by hand")
         if not any(call.name in TOOL_NAMES for call in run.tool_calls):
+            loaded = f" (it called {LOADER_TOOL} {run.loader_calls} times)" if run.loader_calls else ""
             raise PullRunFailed(
-                "claude made no ContextPull tool call, so the run measured nothing",
+                f"claude made no ContextPull tool call{loaded}, so the run measured nothing",
                 "check that the contextpull server starts and that the tools are allowed",
             )
         return run
+
+    def _check_flags(self, done: subprocess.CompletedProcess[str]) -> None:
+        """Turn an option this Claude Code does not know into one line naming its version and the flag."""
+        refused = _UNKNOWN_OPTION.search(done.stderr or "") if done.returncode != 0 else None
+        if refused:
+            raise PullRunFailed(
+                f"Claude Code {self.claude_version} does not accept {refused.group(1)}, which the Claude Code"
+                f" pull driver needs (it was checked against {TESTED_VERSION})",
+                f"install a compatible Claude Code: npm install -g @anthropic-ai/claude-code@{TESTED_VERSION}",
+            )
+
+    def stats(self) -> dict[str, Any]:
+        runs, _ = self._runs.snapshot()
+        return {
+            **super().stats(),
+            "claude_version": self.claude_version,
+            "loader_calls": sum(run.loader_calls for run in runs),
+        }
 
     # --- what one run is made of ---------------------------------------------
     def mcp_config(self) -> dict[str, Any]:
@@ -152,37 +178,39 @@ class ClaudeCodeRetriever(PullRetriever):
             "--verbose",
             "--append-system-prompt",
             CITATION_PROMPT,
+            "--tools",
+            "",
             "--allowedTools",
             ",".join(TOOL_PREFIX + name for name in TOOL_NAMES),
-            "--disallowedTools",
-            ",".join(BUILTIN_TOOLS),
             "--max-turns",
             str(self.max_turns),
+            "--no-session-persistence",
         ]
         if self.claude_model:
             argv += ["--model", self.claude_model]
         return argv
 
-    def version(self) -> str:
-        """``claude --version``, after checking once that claude and the server both start."""
+    def preflight(self) -> None:
+        """Check once, before the first paid run, that the server starts and serves the five tools."""
         with self._checked:
-            if self._version is None:
+            if not self._server_ok:
                 check_server(self.server)
-                self._version = _claude_version(self.claude)
-            return self._version
+                self._server_ok = True
 
 
 TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOLS)
 
 
-def _claude_version(claude: str) -> str:
+def claude_version(claude: str) -> str:
+    """The release number ``claude --version`` reports (``2.1.332`` from ``2.1.332 (Claude Code)``)."""
     try:
-        done = subprocess.run([claude, "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([claude, "--version"], check=False, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise PullRunFailed(f"cannot run {claude!r}: {err}", "install Claude Code or pass its path") from err
-    if done.returncode != 0:
+    said = done.stdout.strip()
+    if done.returncode != 0 or not said:
         raise PullRunFailed(f"{claude} --version failed: {done.stderr.strip()}", "check the Claude Code install")
-    return done.stdout.strip()
+    return said.split()[0]
 
 
 def check_server(command: list[str]) -> None:
@@ -223,9 +251,11 @@ def parse_stream(lines: Iterable[str], *, question: str, model: str) -> PullRun:
 
     Tool uses of ContextPull (``mcp__contextpull__<tool>``) are matched to
     their ``tool_result`` by id and observed like the API loop observes its own
-    calls; any other tool use is recorded under its full name. The final
-    ``result`` message supplies the answer, turns, tokens and cost. Lines that
-    are not JSON (a stray log line) are skipped.
+    calls; a ``ToolSearch`` call that loads deferred tools is counted in
+    ``loader_calls`` only; any other tool use is recorded under its full name.
+    The ``init`` message gives the Claude Code version; the final ``result``
+    message supplies the answer, turns, tokens and cost. Lines that are not
+    JSON (a stray log line) are skipped.
     """
     run = PullRun(question=question, model=model)
     pending: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -239,10 +269,14 @@ def parse_stream(lines: Iterable[str], *, question: str, model: str) -> PullRun:
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init":
             _check_connected(event)
+            run.agent_version = str(event.get("claude_code_version") or "")
         elif kind == "assistant":
             for block in _content(event):
                 if block.get("type") == "tool_use":
                     name = str(block.get("name", ""))
+                    if name == LOADER_TOOL:
+                        run.loader_calls += 1
+                        continue
                     short = name.removeprefix(TOOL_PREFIX) if name.startswith(TOOL_PREFIX) else name
                     pending[str(block.get("id"))] = (short, dict(block.get("input") or {}))
         elif kind == "user":

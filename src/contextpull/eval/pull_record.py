@@ -50,7 +50,10 @@ class PullRun:
     that ``search`` and ``grep`` results showed, in the order they appeared.
     ``read_sections`` and ``snippets`` are the evidence the agent was shown, as
     ``(id, text)`` pairs, so an answer can be judged against what was read and,
-    separately, against what was merely glimpsed.
+    separately, against what was merely glimpsed. ``agent_version`` is the
+    release of the agent program that ran (Claude Code), empty for the API
+    loop; ``loader_calls`` counts that program's calls to load deferred tools,
+    which are bookkeeping and never among ``tool_calls``.
     """
 
     question: str
@@ -67,6 +70,8 @@ class PullRun:
     turns: int = 0
     wall_s: float = 0.0
     max_turns_hit: bool = False
+    agent_version: str = ""
+    loader_calls: int = 0
 
     @property
     def no_tool_call(self) -> bool:

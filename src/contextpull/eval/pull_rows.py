@@ -59,9 +59,9 @@ def pull_rows(
     ``sampled``: they see the ``--sample`` questions only.
     """
     kind, _, model = spec.partition(":")
-    names = [row_name(mode, spec) for mode in _ROW_NAMES]
+    names = [row_name(mode, spec) for mode in _ROW_NAMES][: 2 if kind == CLAUDE_CODE else None]
     if kind == CLAUDE_CODE and shutil.which("claude") is None:
-        return Rows(skipped={name: "claude (Claude Code) is not on PATH" for name in names[:2]})
+        return Rows(skipped={name: "claude (Claude Code) is not on PATH" for name in names})
     try:
         if kind == CLAUDE_CODE:
             shared: PullRetriever = ClaudeCodeRetriever(
@@ -82,7 +82,7 @@ def pull_rows(
             }
             shared = ApiLoopRetriever(store_path, spec, mode="read", **options)
             strict = ApiLoopRetriever(store_path, spec, mode="strict", **options)
-    except NoModelConfigured as err:
+    except (NoModelConfigured, PullRunFailed) as err:  # no key, no model file; a claude that does not run
         return Rows(skipped={name: str(err) for name in names})
     adapters = [shared, shared.counting("surfaced"), *([strict] if strict else [])]
     rows = Rows()
