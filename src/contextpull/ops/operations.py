@@ -17,11 +17,15 @@ import difflib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pullvec
 
 from ..closeable import Closeable
 from ..errors import (
     BadArgument,
     BadFilter,
+    EmbeddingError,
     OutOfRange,
     PatternRejected,
     ToolError,
@@ -34,7 +38,8 @@ from ..store import queries
 from ..store.connection import Store
 from ..terms import query_terms
 from .grep import compile_pattern, scan, trim_line
-from .ranking import rank
+from .hybrid import DEPTH, StoreVectors, check_mode, fuse
+from .ranking import RankedHit, rank
 from .results import (
     GrepMatch,
     GrepResult,
@@ -64,6 +69,9 @@ _COMMON_HINT = (
     " add a more distinctive word, narrow with `in`, or grep for an exact phrase"
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
 PathFilter = str | Sequence[str] | None
 
 
@@ -74,14 +82,21 @@ class Ops(Closeable):
     heading-only results.
     """
 
-    def __init__(self, store: Store, *, snippet: int = DEFAULT_SNIPPET) -> None:
+    def __init__(
+        self, store: Store, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None
+    ) -> None:
         self.store = store
         self.snippet = _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+        self._vectors = StoreVectors(store, embedder)
 
     @classmethod
-    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET) -> Ops:
-        """Open the store at ``path`` read-only (raises the :class:`StoreError` family)."""
-        return cls(Store.open(path), snippet=snippet)
+    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None) -> Ops:
+        """Open the store at ``path`` read-only (raises the :class:`StoreError` family).
+
+        ``embedder`` embeds queries for hybrid search; by default it is built
+        from the model the store records, when the store has vectors.
+        """
+        return cls(Store.open(path), snippet=snippet, embedder=embedder)
 
     def close(self) -> None:
         self.store.close()
@@ -103,11 +118,19 @@ class Ops(Closeable):
         in_: PathFilter = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
         snippet: int | None = None,
+        mode: str = "auto",
     ) -> SearchResult:
-        """Pointers to the sections that best match ``query``, best first; never bodies."""
+        """Pointers to the sections that best match ``query``, best first; never bodies.
+
+        ``mode="lexical"`` ranks by the query's words; ``"hybrid"`` fuses that
+        ranking with the nearest section vectors (the store must have them);
+        ``"auto"`` is hybrid when the store has vectors, and falls back to
+        lexical with a hint when its query embedder is unavailable.
+        """
         _text("query", query, QUERY_LENGTH)
         limit = _bounded_int("limit", limit, SEARCH_LIMIT)
         width = self.snippet if snippet is None else _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+        mode = check_mode(mode)
         terms = query_terms(query)
         if not terms:
             raise BadArgument(
@@ -115,9 +138,21 @@ class Ops(Closeable):
                 "search with words, or use grep for exact strings such as punctuation or codes",
             )
         store = self.store
+        fallback = None
         with store.snapshot():
             doc_ids = self._documents(in_)
-            ranked, capped = rank(store, terms, limit, doc_ids)
+            query_vector = None
+            if mode == "hybrid" or (mode == "auto" and self._vectors.available()):
+                try:
+                    query_vector = self._vectors.query_vector(query)
+                except EmbeddingError as err:
+                    if mode == "hybrid":
+                        raise
+                    fallback = f"vector search is unavailable ({err.message}), so these are lexical results"
+            if query_vector is None:
+                ranked, capped = rank(store, terms, limit, doc_ids)
+            else:
+                ranked, capped = self._hybrid(terms, query_vector, limit, doc_ids)
             texts = store.section_texts(hit.section.rowid for hit in ranked) if width else {}
         hits = tuple(
             SearchHit(
@@ -132,7 +167,30 @@ class Ops(Closeable):
             for hit in ranked
         )
         hint = _no_hits_hint(in_ is not None, len(terms)) if not hits else (_COMMON_HINT if capped else None)
-        return SearchResult(query, hits, hint)
+        used = "lexical" if query_vector is None else "hybrid"
+        return SearchResult(query, hits, fallback or hint, mode=used)
+
+    def _hybrid(
+        self, terms: list[str], query_vector: np.ndarray, limit: int, doc_ids: list[int] | None
+    ) -> tuple[list[RankedHit], bool]:
+        """The lexical and the vector ranking, each to :data:`DEPTH` under the filter, fused by RRF.
+
+        A hit found by words keeps the name of the pass that found it; one
+        found only by its vector has ``match="vector"``. ``score`` is the RRF score.
+        """
+        lexical, capped = rank(self.store, terms, DEPTH, doc_ids)
+        nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
+        by_words = {hit.section.rowid: hit for hit in lexical}
+        fused = fuse(list(by_words), nearest, limit)
+        unseen = [(rowid, 0.0) for rowid, _ in fused if rowid not in by_words]
+        by_vector = {row.section.rowid: row.section for row in self.store.ranked_pointers(unseen)}
+        hits = [
+            RankedHit(by_words[rowid].section, by_words[rowid].match, round(score, 6))
+            if rowid in by_words
+            else RankedHit(by_vector[rowid], "vector", round(score, 6))
+            for rowid, score in fused
+        ]
+        return hits, capped
 
     # --- read ----------------------------------------------------------------
     def read(self, id: str, context: int = 0) -> ReadResult:
