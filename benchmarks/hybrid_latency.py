@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pullvec
-
 from contextpull.ops.hybrid import DEPTH, StoreVectors
 from contextpull.ops.operations import Ops
 from contextpull.terms import index_terms

