@@ -10,7 +10,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# MiniLM's tokenizer and the static embedding table ship inside pullvec (docs/adr/009-embeddings.md).
+# MiniLM's tokenizer and the static embedding table ship inside pullvec (docs/adr/010-embeddings.md).
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[eval]'
 

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import sqlite3
 import statistics
 import sys
 import time
@@ -36,8 +37,9 @@ WORDS = 10
 TARGET_ADDED_MS = 20.0
 
 
-def _questions(ops: Ops, rng: random.Random) -> list[str]:
-    conn = ops.store.conn
+def _questions(store: Path, rng: random.Random) -> tuple[list[str], int]:
+    """Ten-word questions from random sections, and the store's section count."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     (total,) = conn.execute("SELECT count(*) FROM sections").fetchone()
     questions = []
     for rowid in rng.sample(range(1, total + 1), min(QUESTIONS * 2, total)):
@@ -49,7 +51,8 @@ def _questions(ops: Ops, rng: random.Random) -> list[str]:
             questions.append(" ".join(words[:WORDS]))
         if len(questions) == QUESTIONS:
             break
-    return questions
+    conn.close()
+    return questions, int(total)
 
 
 def _ms(call: Any) -> float:
@@ -64,7 +67,7 @@ def run(store_path: Path, rounds: int = 3, seed: int = 7) -> dict[str, Any]:
         model = ops.store.meta("embed_model")
         if not model:
             raise SystemExit(f"{store_path} has no section vectors: ingest it with --embed")
-        questions = _questions(ops, random.Random(seed))
+        questions, sections = _questions(Path(store_path), random.Random(seed))
         embedder = pullvec.get_embedder(model)
         first_ms = _ms(lambda: ops.search(questions[0], mode="hybrid"))
         index = StoreVectors(ops.store).index()
@@ -80,7 +83,6 @@ def run(store_path: Path, rounds: int = 3, seed: int = 7) -> dict[str, Any]:
                 hybrid.append(hyb)
                 embedding.append(emb)
                 added.append(hyb - lex - emb)
-        sections = int(ops.store.conn.execute("SELECT count(*) FROM sections").fetchone()[0])
     figures = {
         name: {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(_p95(samples), 2)}
         for name, samples in (

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -66,8 +68,8 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _vector_rows(store: Path) -> dict[str, bytes]:
-    with Store.open(store) as opened:
-        rows = opened.conn.execute(
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(
             "SELECT s.sid, v.vector FROM section_vectors v JOIN sections s ON s.id = v.section_id"
         ).fetchall()
     return dict(rows)
@@ -146,7 +148,7 @@ def test_a_failing_endpoint_leaves_the_store_as_it_was(corpus: Path, tmp_path: P
         ingest(corpus, store, SETTINGS, embed="openai:locked-model")
     with Store.open(store) as opened:
         assert opened.meta("embed_model") is None
-        assert opened.conn.execute("SELECT count(*) FROM section_vectors").fetchone()[0] == 0
+    assert _vector_rows(store) == {}
 
 
 # --- search ---------------------------------------------------------------------------------------
