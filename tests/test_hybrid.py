@@ -303,3 +303,12 @@ def test_without_the_extra_embed_fails_with_one_line(corpus: Path, tmp_path: Pat
         'contextpull: error: embedding needs numpy, which is not installed — pip install "contextpull[embed]"'
     ]
     assert not store.exists()  # nothing half-written
+
+
+def test_auto_without_numpy_on_a_store_with_vectors_falls_back_with_a_hint(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    found = _cli("search", "refund", "--store", str(store), "--json", pre="import sys; sys.modules['numpy'] = None\n")
+    assert found.returncode == 0, found.stderr
+    result = json.loads(found.stdout)
+    assert "mode" not in result and result["hits"] and 'pip install "contextpull[embed]"' in result["hint"]

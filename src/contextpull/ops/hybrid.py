@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pullvec
 
 from ..errors import BadArgument, EmbeddingError
-from ..vectors import META_DIM, META_MODEL, VectorIndex, embed, get_embedder
+from ..vectors import META_COUNT, META_DIM, META_MODEL, VectorIndex, embed, get_embedder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,6 +29,7 @@ DEPTH = 50
 
 
 def check_mode(mode: object) -> str:
+    """``mode`` if it is one of :data:`MODES`; otherwise :class:`BadArgument`."""
     if mode not in MODES:
         raise BadArgument(f"mode must be one of {', '.join(MODES)}, got {mode!r}", "omit mode for auto")
     return str(mode)
@@ -49,10 +50,12 @@ class StoreVectors:
 
     @property
     def model(self) -> str | None:
+        """The model the store's vectors were made with; ``None`` for a store without vectors."""
         return self._store.meta(META_MODEL)
 
     def available(self) -> bool:
-        return self.model is not None and len(self.index()) > 0
+        """True when the store holds vectors (read from its meta: nothing is loaded, numpy not needed)."""
+        return self.model is not None and int(self._store.meta(META_COUNT) or 0) > 0
 
     def index(self) -> VectorIndex:
         """Every stored vector; the caller holds a read snapshot."""
@@ -64,6 +67,7 @@ class StoreVectors:
         return self._index
 
     def query_vector(self, query: str) -> np.ndarray:
+        """``query`` embedded by the store's model; raises the :class:`EmbeddingError` family."""
         model = self.model
         if model is None:
             raise BadArgument(

@@ -148,7 +148,8 @@ class Ops(Closeable):
                 except EmbeddingError as err:
                     if mode == "hybrid":
                         raise
-                    fallback = f"vector search is unavailable ({err.message}), so these are lexical results"
+                    fix = f"; {err.suggestion}" if err.suggestion else ""
+                    fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
             if query_vector is None:
                 ranked, capped = rank(store, terms, limit, doc_ids)
             else:
