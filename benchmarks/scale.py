@@ -4,6 +4,9 @@
     python benchmarks/scale.py --corpus DIR      # a real folder
     python benchmarks/scale.py 20000 --profile   # where the ingest time goes
     python benchmarks/scale.py 20000 --latency   # add benchmarks/latency.py's figures
+    python benchmarks/scale.py 100000 --embed static --latency
+        # also ingest with section vectors: sections/s and store bytes per section against
+        # the lexical-only ingest of the same corpus in the same run, and hybrid_latency.py's figures
 
 Targets (docs/adr/002-store-format.md): >= 10,000 sections/s ingest,
 <= 3 KB of store per section, no-op re-ingest of 100k sections <= 2 s.
@@ -78,7 +81,9 @@ def build_corpus(root: Path, sections: int, *, seed: int = 7) -> int:
     return files
 
 
-def measure(corpus: Path, store: Path, *, workers: int = 0, profile: bool = False) -> dict[str, Any]:
+def measure(
+    corpus: Path, store: Path, *, workers: int = 0, profile: bool = False, embed: str | None = None
+) -> dict[str, Any]:
     """Ingest ``corpus`` into a new ``store``, then re-ingest it unchanged.
 
     CPU time is reported for serial runs only (``workers=1``): worker
@@ -88,7 +93,7 @@ def measure(corpus: Path, store: Path, *, workers: int = 0, profile: bool = Fals
     started, cpu_started = time.perf_counter(), time.process_time()
     if profiler:
         profiler.enable()
-    first = ingest(corpus, store, workers=workers)
+    first = ingest(corpus, store, workers=workers, embed=embed)
     if profiler:
         profiler.disable()
     ingest_s = time.perf_counter() - started
@@ -117,6 +122,9 @@ def measure(corpus: Path, store: Path, *, workers: int = 0, profile: bool = Fals
         "index_mode": first.index_mode,
         "index_tokens": first.index_tokens,
     }
+    if embed:
+        figures["embed_model"] = first.embed_model
+        figures["vectors"] = first.vectors
     if workers == 1:
         figures["ingest_cpu_s"] = round(ingest_cpu_s, 2)
         figures["sections_per_cpu_s"] = round(first.sections / ingest_cpu_s)
@@ -127,6 +135,18 @@ def latency(store: Path) -> dict[str, Any]:
     """Operation latencies from ``benchmarks/latency.py`` (``run(store_path) -> dict``)."""
     sys.path.insert(0, str(Path(__file__).parent))
     return importlib.import_module("latency").run(store)
+
+
+def _with_vectors(corpus: Path, store: Path, lexical: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The same corpus ingested with ``--embed``: figures, and the cost against ``lexical`` in this run."""
+    figures = measure(corpus, store, workers=args.workers, embed=args.embed)
+    sections = max(1, figures["sections"])
+    figures["ingest_s_added_by_vectors"] = round(figures["ingest_s"] - lexical["ingest_s"], 2)
+    figures["store_bytes_added_per_section"] = round((figures["store_bytes"] - lexical["store_bytes"]) / sections)
+    if args.latency:
+        sys.path.insert(0, str(Path(__file__).parent))
+        figures["hybrid_latency"] = importlib.import_module("hybrid_latency").run(store)
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         help="cProfile the first ingest (stderr; use with --workers 1)",
     )
     parser.add_argument("--latency", action="store_true", help="also run benchmarks/latency.py")
+    parser.add_argument(
+        "--embed",
+        metavar="SPEC",
+        help="also ingest with section vectors (static, minilm, openai:<model>) and compare with lexical only",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="contextpull-scale-") as tmp:
@@ -160,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = measure(corpus, store, workers=args.workers, profile=args.profile)
         if args.latency:
             figures["latency"] = latency(store)
+        if args.embed:
+            figures["with_vectors"] = _with_vectors(corpus, work / "vectors.sqlite", figures, args)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

@@ -10,7 +10,7 @@ packages share. Rules:
 - ``ops`` never imports ``ingestion`` or ``parse``;
 - ``eval`` and ``server`` never import ``cli``;
 - ``cli`` imports ``pushpull`` and ``eval`` only inside the function that needs them;
-- ``pushpull`` never imports ``contextpull``; ``mdinline`` imports neither;
+- ``pushpull`` never imports ``contextpull``; ``mdinline`` and ``pullvec`` import neither;
 - only ``store`` imports ``sqlite3`` or writes FTS syntax.
 """
 
@@ -140,6 +140,17 @@ def test_harness_never_imports_contextpull() -> None:
         if name.split(".")[0] == "contextpull" or (path.parts[-2] == "mdinline" and name.split(".")[0] == "pushpull")
     ]
     assert not offenders, offenders
+
+
+def test_shared_embedders_import_neither_side() -> None:
+    offenders = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in _modules("pullvec")
+        for name in _imports(path)
+        if name.split(".")[0] in {"contextpull", "pushpull"}
+    ]
+    assert not offenders, offenders
+    assert _modules("pullvec"), "the shared embedder package is missing"
 
 
 def test_only_the_store_talks_sql() -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from embeddings_endpoint import serve_embeddings
 from pushpull.chunks import Chunk
 from pushpull.errors import UsageError
 from pushpull.retrievers import PushConfig, build_push_configs
@@ -46,33 +45,17 @@ def test_unknown_row_is_a_usage_error() -> None:
         build_push_configs(CHUNKS, cache_dir=None, which=["splade"])
 
 
-class Unauthorised(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        raw = b'{"error": {"message": "invalid api key", "type": "invalid_request_error"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture()
 def refusing_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Unauthorised)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
-    yield
-    server.shutdown()
-    server.server_close()
+    with serve_embeddings() as url:  # answers 401 "invalid api key" for locked-model, as OpenAI does
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        yield
 
 
 def test_unusable_embedder_skips_dense_rows_but_keeps_bm25(refusing_endpoint: None) -> None:
-    configs = build_push_configs(CHUNKS, cache_dir=None, embedder="openai:some-model")
+    configs = build_push_configs(CHUNKS, cache_dir=None, embedder="openai:locked-model")
     by_name = {c.name: c for c in configs}
     assert by_name["bm25"].retriever is not None
-    for name in ("dense (openai:some-model)", "hybrid rrf (bm25+dense)"):
+    for name in ("dense (openai:locked-model)", "hybrid rrf (bm25+dense)"):
         assert by_name[name] == PushConfig(name, None, by_name[name].skip_reason)
         assert "invalid api key" in (by_name[name].skip_reason or "")

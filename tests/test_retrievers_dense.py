@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 import pytest
 
+from embeddings_endpoint import EmbeddingsHandler, letter_vector, serve_embeddings
+from pullvec.minilm import MiniLMOnnxEmbedder
+from pullvec.openai_endpoint import OpenAIEmbedder
 from pushpull.chunks import Chunk
-from pushpull.errors import UsageError
-from pushpull.models.base import ModelError
 from pushpull.retrievers.dense import DenseRetriever
-from pushpull.retrievers.embedders import MiniLMOnnxEmbedder, OpenAIEmbedder, get_embedder
 
 CORPUS = [
     Chunk("install#1", "Install uv with the standalone installer script or with pip.", "install.md"),
@@ -117,77 +112,13 @@ def test_empty_query_and_empty_corpus(minilm: CountingMiniLM) -> None:
     assert DenseRetriever([], embedder=minilm).retrieve("cache", 3) == []
 
 
-# --- OpenAI-compatible endpoint -------------------------------------------------------------
-
-
-def letter_vector(text: str) -> list[float]:
-    """A deterministic 26-d 'embedding': letter counts."""
-    counts = [0.0] * 26
-    for ch in text.lower():
-        if "a" <= ch <= "z":
-            counts[ord(ch) - 97] += 1
-    return counts
-
-
-class EmbeddingsHandler(BaseHTTPRequestHandler):
-    """Speaks POST /v1/embeddings as OpenAI does, including base64 float32 encoding."""
-
-    requests: ClassVar[list[dict]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
-        if self.path != "/v1/embeddings":
-            return self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
-        if body["model"] == "locked-model":
-            return self._send(401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
-        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        data = []
-        for i, text in reversed(list(enumerate(texts))):  # out of order on purpose: clients must use "index"
-            vector = letter_vector(text)
-            if body.get("encoding_format") == "base64":
-                encoded: object = base64.b64encode(np.array(vector, dtype="<f4").tobytes()).decode()
-            else:
-                encoded = vector
-            data.append({"object": "embedding", "index": i, "embedding": encoded})
-        self._send(
-            200,
-            {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 3, "total_tokens": 3}},
-        )
-
-    def _send(self, status: int, payload: dict) -> None:
-        raw = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args: object) -> None:
-        pass
+# --- OpenAI-compatible endpoint (the embedder's own tests: tests/test_pullvec.py) ---------
 
 
 @pytest.fixture()
 def endpoint() -> Iterator[str]:
-    EmbeddingsHandler.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), EmbeddingsHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-
-
-def test_openai_embedder_batches_and_keeps_input_order(endpoint: str) -> None:
-    embedder = OpenAIEmbedder("letters", base_url=endpoint, api_key="sk-test", batch_size=4)
-    texts = [chunk.text for chunk in CORPUS]
-    vectors = embedder.embed(texts)
-    expected = np.array([letter_vector(t) for t in texts], dtype=np.float32)
-    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
-    assert np.allclose(vectors, expected, atol=1e-6)
-    assert embedder.dim == 26 and embedder.name == "openai:letters"
-    assert [len(r["input"]) for r in EmbeddingsHandler.requests] == [4, 2]
-    assert all(r["model"] == "letters" and r["auth"] == "Bearer sk-test" for r in EmbeddingsHandler.requests)
+    with serve_embeddings() as url:
+        yield url
 
 
 def test_dense_retriever_over_openai_endpoint(endpoint: str, tmp_path: Path) -> None:
@@ -198,22 +129,3 @@ def test_dense_retriever_over_openai_endpoint(endpoint: str, tmp_path: Path) -> 
     calls = len(EmbeddingsHandler.requests)
     DenseRetriever(CORPUS, embedder=embedder, cache_dir=tmp_path)
     assert len(EmbeddingsHandler.requests) == calls  # corpus came from the cache
-
-
-def test_openai_error_becomes_model_error(endpoint: str) -> None:
-    embedder = OpenAIEmbedder("locked-model", base_url=endpoint, api_key="wrong")
-    with pytest.raises(ModelError, match="invalid api key"):
-        embedder.embed(["anything"])
-
-
-def test_get_embedder_reads_base_url_from_environment(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
-    embedder = get_embedder("openai:letters")
-    assert embedder.embed(["abc"]).shape == (1, 26)
-    assert EmbeddingsHandler.requests[-1]["path"] == "/v1/embeddings"
-
-
-@pytest.mark.parametrize("spec", ["openai", "openai:", "sbert:foo", ""])
-def test_get_embedder_rejects_unknown_specs(spec: str) -> None:
-    with pytest.raises(UsageError):
-        get_embedder(spec)

@@ -133,3 +133,29 @@ class OutOfRange(BadArgument):
     """A tool argument is outside its allowed bounds (value or length)."""
 
     code = "out_of_range"
+
+
+# --- embeddings ------------------------------------------------------------
+class EmbeddingError(ContextPullError):
+    """Section or query vectors cannot be made as asked."""
+
+    code = "embedding_error"
+
+
+class EmbedderUnavailable(EmbeddingError):
+    """The embedder cannot be built here: an unknown spec, or the ``embed`` extra is missing."""
+
+    code = "embedder_unavailable"
+    exit_code = 2
+
+
+class MixedModels(EmbeddingError):
+    """The store holds vectors of another model (or dimension) than the one asked for."""
+
+    code = "mixed_models"
+
+
+class EmbeddingFailed(EmbeddingError):
+    """The embedder failed while embedding (an endpoint refused or broke off)."""
+
+    code = "embedding_failed"

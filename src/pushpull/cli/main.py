@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pullvec
+
 from ..adapters import load_adapter
 from ..chunks import read_chunks
 from ..errors import HarnessError
@@ -135,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as err:
         print(f"pushpull: error: {err}", file=sys.stderr)
         return err.exit_code
-    except ModelError as err:
+    except (ModelError, pullvec.EmbedderError) as err:
         print(f"pushpull: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

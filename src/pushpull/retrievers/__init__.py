@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pullvec
+from pullvec import Embedder, get_embedder, reciprocal_rank_fusion
+
 from ..errors import UsageError
 from ..models import get_provider
 from ..models.base import ModelError, NoModelConfigured
@@ -20,8 +23,7 @@ from ..protocol import Retriever
 from .base import ChunkLike
 from .bm25 import BM25Retriever
 from .dense import DenseRetriever
-from .embedders import Embedder, MiniLMOnnxEmbedder, OpenAIEmbedder, get_embedder
-from .hybrid import HybridRRF, reciprocal_rank_fusion
+from .hybrid import HybridRRF
 from .rerank import CrossEncoderFolder, LLMListwiseReranker, RerankedRetriever, Reranker
 
 # Model runtimes (onnxruntime, tokenizers, openai) are imported only when an
@@ -34,8 +36,6 @@ __all__ = [
     "Embedder",
     "HybridRRF",
     "LLMListwiseReranker",
-    "MiniLMOnnxEmbedder",
-    "OpenAIEmbedder",
     "PushConfig",
     "RerankedRetriever",
     "Reranker",
@@ -155,7 +155,9 @@ class _Builder:
     def _build_dense(self) -> Retriever:
         try:
             return DenseRetriever(self.chunks, embedder=get_embedder(self.embedder_spec), cache_dir=self.cache_dir)
-        except ModelError as exc:
+        except pullvec.UnknownSpec as exc:
+            raise UsageError(exc.message, exc.suggestion) from exc
+        except pullvec.EmbedderError as exc:
             raise _Skip(f"dense embedder unavailable: {exc}") from exc
 
     def _build_hybrid(self) -> Retriever:

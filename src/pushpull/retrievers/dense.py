@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from pullvec import Embedder
+
 from ..progress import progress_bars
 from .base import ChunkLike, top_k
-from .embedders import Embedder
 
 #: chunks embedded per embedder call while building, so progress can be shown
 _SLICE = 64

@@ -1,27 +1,14 @@
-"""Reciprocal rank fusion of several retrievers."""
+"""Several retrievers fused by reciprocal rank fusion (:mod:`pullvec`'s, shared with hybrid search)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from pullvec import reciprocal_rank_fusion
+
 from ..protocol import Retriever
 from .base import family_name
-
-
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], *, k_rrf: int = 60) -> list[str]:
-    """Ids ordered by the sum of ``1 / (k_rrf + rank)`` over the rankings (rank from 1).
-
-    RRF needs no score calibration between retrievers, which is why it is the
-    standard way to combine a lexical and a dense ranking. Ties are broken by
-    first appearance (ranking order, then position), so the result is
-    deterministic.
-    """
-    fused: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, chunk_id in enumerate(ranking, start=1):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (k_rrf + rank)
-    return sorted(fused, key=lambda chunk_id: -fused[chunk_id])  # stable: ties keep first appearance
 
 
 class HybridRRF:

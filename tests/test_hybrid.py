@@ -1,0 +1,314 @@
+"""Section vectors in the store and hybrid search, with the real embedders and real stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contextpull.errors import BadArgument, EmbeddingFailed, MixedModels
+from contextpull.ingestion.run import ingest
+from contextpull.ops.operations import Ops
+from contextpull.settings import SectionSettings
+from contextpull.store.connection import Store
+from contextpull.tools.schemas import TOOLS, call_json
+from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
+from ops_support import write_corpus
+from pullvec.static import STATIC_NAME, StaticEmbedder
+
+SETTINGS = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
+CORPUS = {
+    "ops/containers.md": (
+        "# Containers\n\n## Docker images\n\nBuild a Dockerfile into a container image and push it to the registry.\n\n"
+        "## Kubernetes\n\nPods are scheduled onto nodes by the control plane.\n"
+    ),
+    "ops/storage.md": (
+        "# Storage\n\n## Disk cleanup\n\nDelete downloaded wheels and archives to free disk space.\n\n"
+        "## Backups\n\nSnapshots are taken nightly and kept for thirty days.\n"
+    ),
+    "money/payments.md": (
+        "# Payments\n\n## Refunds\n\nA refund returns money to the card that paid; it takes five days.\n\n"
+        "## Chargebacks\n\nA cardholder can dispute a payment with their bank.\n"
+    ),
+    "money/travel.md": "# Travel\n\n## Hotels\n\nHotel rooms are booked through the portal, up to 120 EUR a night.\n",
+}
+
+
+class CountingStatic(StaticEmbedder):
+    """The real default embedder, remembering every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus", CORPUS)
+
+
+@pytest.fixture()
+def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    with serve_embeddings() as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        yield url
+
+
+def _vector_rows(store: Path) -> dict[str, bytes]:
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(
+            "SELECT s.sid, v.vector FROM section_vectors v JOIN sections s ON s.id = v.section_id"
+        ).fetchall()
+    return dict(rows)
+
+
+# --- ingest ---------------------------------------------------------------------------------------
+
+
+def test_every_section_gets_one_vector_and_the_model_is_recorded(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    report = ingest(corpus, store, SETTINGS, embed="static")
+    assert report.embed_model == STATIC_NAME and report.vectors == report.sections == report.vectors_embedded
+    with Store.open(store) as opened:
+        meta = opened.all_meta()
+    assert (meta["embed_model"], meta["embed_dim"], meta["embed_dtype"]) == (STATIC_NAME, "256", "float16")
+    assert len(_vector_rows(store)) == report.sections
+    assert all(len(blob) == 256 * 2 for blob in _vector_rows(store).values())
+
+
+def test_only_changed_sections_are_embedded_again(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    embedder = CountingStatic()
+    first = ingest(corpus, store, SETTINGS, embed=embedder)
+    assert len(embedder.seen) == first.sections
+    before = _vector_rows(store)
+
+    embedder.seen.clear()
+    assert not ingest(corpus, store, SETTINGS, embed=embedder).wrote  # unchanged: nothing written or embedded
+    assert embedder.seen == []
+
+    storage = corpus / "ops" / "storage.md"
+    storage.write_text(storage.read_text().replace("thirty days", "ninety days"), encoding="utf-8")
+    second = ingest(corpus, store, SETTINGS, embed=embedder)
+    assert second.changed == 1 and second.vectors_embedded == 1 and len(embedder.seen) == 1
+    assert "ninety days" in embedder.seen[0] and embedder.seen[0].startswith("Storage > Backups\n\n## Backups")
+    assert second.vectors_reused == 2  # the file's other sections kept theirs
+    after = _vector_rows(store)
+    assert after.keys() == before.keys()
+    assert [sid for sid in after if after[sid] != before[sid]] == ["ops/storage.md#2"]
+
+
+def test_a_store_with_vectors_keeps_them_current_without_embed(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    (corpus / "money" / "tax.md").write_text("# Tax\n\n## VAT\n\nInvoices show VAT separately.\n", encoding="utf-8")
+    report = ingest(corpus, store, SETTINGS)  # no embed: the store's own model is used
+    assert report.embed_model == STATIC_NAME and report.vectors_embedded == 2 and report.vectors == report.sections
+
+
+def test_resectioning_reuses_vectors_of_identical_sections(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    report = ingest(corpus, store, SectionSettings(max_depth=3, max_chars=2999, min_chars=0))
+    assert report.vectors_embedded == 0 and report.vectors_reused == report.sections
+
+
+def test_another_model_is_refused_until_reembed(corpus: Path, tmp_path: Path, endpoint: str) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with pytest.raises(MixedModels, match="minilm-static-256 vectors .256-d.; embedding with openai:letters") as caught:
+        ingest(corpus, store, SETTINGS, embed="openai:letters")
+    assert "--reembed" in caught.value.suggestion
+    assert _vector_rows(store) and Store.open(store).meta("embed_model") == STATIC_NAME  # untouched
+
+    report = ingest(corpus, store, SETTINGS, embed="openai:letters", reembed=True)
+    assert report.embed_model == "openai:letters" and report.vectors_embedded == report.sections
+    with Store.open(store) as opened:
+        assert (opened.meta("embed_model"), opened.meta("embed_dim")) == ("openai:letters", "26")
+    assert all(len(blob) == 26 * 2 for blob in _vector_rows(store).values())
+
+
+def test_a_failing_endpoint_leaves_the_store_as_it_was(corpus: Path, tmp_path: Path, endpoint: str) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS)
+    with pytest.raises(EmbeddingFailed, match="invalid api key"):
+        ingest(corpus, store, SETTINGS, embed="openai:locked-model")
+    with Store.open(store) as opened:
+        assert opened.meta("embed_model") is None
+    assert _vector_rows(store) == {}
+
+
+# --- search ---------------------------------------------------------------------------------------
+
+
+def test_modes_auto_lexical_hybrid(corpus: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "plain.sqlite"
+    ingest(corpus, plain, SETTINGS)
+    with Ops.open(plain) as ops:
+        assert ops.search("refund").mode == "lexical"  # auto without vectors
+        with pytest.raises(BadArgument, match="no section vectors"):
+            ops.search("refund", mode="hybrid")
+        with pytest.raises(BadArgument, match="mode must be one of auto, lexical, hybrid"):
+            ops.search("refund", mode="semantic")
+
+    store = tmp_path / "vectors.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        auto = ops.search("container image Dockerfile", limit=5)
+        assert auto.mode == "hybrid" and auto.to_dict()["mode"] == "hybrid"
+        assert auto.hits[0].id == "ops/containers.md#1"
+        assert [h.id for h in auto.hits] == [
+            h.id for h in ops.search("container image Dockerfile", limit=5, mode="hybrid").hits
+        ]
+        lexical = ops.search("container image Dockerfile", limit=5, mode="lexical")
+        assert lexical.mode == "lexical" and "mode" not in lexical.to_dict()
+        scores = [h.score for h in auto.hits]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_hybrid_finds_what_the_words_miss(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        query = "remove cached packages to reclaim storage"
+        lexical = [h.id for h in ops.search(query, mode="lexical").hits]
+        hybrid = ops.search(query, mode="hybrid")
+        assert "ops/storage.md#1" in [h.id for h in hybrid.hits[:3]]
+        vector_only = [h for h in hybrid.hits if h.id not in lexical]
+        assert vector_only and all(h.match == "vector" for h in vector_only)
+
+
+def test_the_path_filter_applies_to_vectors(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        unfiltered = ops.search("container image Dockerfile", mode="hybrid", limit=50)
+        assert any(h.doc.startswith("ops/") for h in unfiltered.hits)
+        filtered = ops.search("container image Dockerfile", in_="money/*", mode="hybrid", limit=50)
+        assert filtered.hits and all(h.doc.startswith("money/") for h in filtered.hits)
+        assert any(h.match == "vector" for h in filtered.hits)  # the vector side was filtered, not dropped
+
+
+def test_top_hits_do_not_depend_on_limit(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        for query in ("payment card", "disk space backups", "hotel portal booking"):
+            many = [h.id for h in ops.search(query, mode="hybrid", limit=50).hits]
+            assert [h.id for h in ops.search(query, mode="hybrid", limit=3).hits] == many[:3]
+
+
+def test_a_reingest_is_seen_by_an_open_handle(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        assert ops.search("tax invoices VAT", mode="hybrid").hits[0].doc != "money/tax.md"
+        (corpus / "money" / "tax.md").write_text("# Tax\n\n## VAT\n\nInvoices show VAT separately.\n", encoding="utf-8")
+        ingest(corpus, store, SETTINGS)
+        assert ops.search("tax invoices VAT", mode="hybrid").hits[0].doc == "money/tax.md"
+
+
+def test_openai_compatible_endpoint_for_sections_and_queries(corpus: Path, tmp_path: Path, endpoint: str) -> None:
+    store = tmp_path / "s.sqlite"
+    report = ingest(corpus, store, SETTINGS, embed="openai:letters")
+    assert report.embed_model == "openai:letters" and report.vectors == report.sections
+    calls = len(EmbeddingsHandler.requests)
+    assert calls >= 1 and all(r["model"] == "letters" for r in EmbeddingsHandler.requests)
+    with Ops.open(store) as ops:  # the query embedder is rebuilt from the model the store records
+        result = ops.search("hotel rooms", mode="hybrid")
+    assert result.mode == "hybrid" and result.hits
+    assert EmbeddingsHandler.requests[-1]["input"] == ["hotel rooms"] and len(EmbeddingsHandler.requests) == calls + 1
+
+
+def test_auto_falls_back_to_lexical_when_the_query_cannot_be_embedded(
+    corpus: Path, tmp_path: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="openai:letters")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens on the discard port
+    monkeypatch.setenv("OPENAI_MAX_RETRIES", "0")
+    with Ops.open(store) as ops:
+        result = ops.search("hotel rooms")
+        assert result.mode == "lexical" and result.hits and "vector search is unavailable" in (result.hint or "")
+        with pytest.raises(EmbeddingFailed):
+            ops.search("hotel rooms", mode="hybrid")
+
+
+# --- tools, CLI -----------------------------------------------------------------------------------
+
+
+def test_the_tool_schema_offers_mode_and_validates_it(corpus: Path, tmp_path: Path) -> None:
+    [search] = [tool for tool in TOOLS if tool["name"] == "search"]
+    assert search["input_schema"]["properties"]["mode"]["enum"] == ["auto", "lexical", "hybrid"]
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS)
+    with Ops.open(store) as ops:
+        payload, is_error = call_json(ops, "search", {"query": "refund", "mode": "fuzzy"})
+        assert is_error and payload["error"] == "out_of_range" and "auto, lexical, hybrid" in payload["message"]
+        payload, is_error = call_json(ops, "search", {"query": "refund", "mode": "hybrid"})
+        assert is_error and payload["error"] == "bad_argument" and "--embed" in payload["suggestion"]
+        payload, is_error = call_json(ops, "search", {"query": "refund", "mode": "lexical"})
+        assert not is_error and payload["hits"]
+
+
+def _cli(*args: str, pre: str = "") -> subprocess.CompletedProcess[str]:
+    script = f"{pre}import sys\nfrom contextpull.cli import main\nsys.exit(main({list(args)!r}))\n"
+    env = {k: v for k, v in os.environ.items() if k != "CONTEXTPULL_STORE"}
+    return subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_cli_ingest_embed_and_search_mode(corpus: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "s.sqlite")
+    done = _cli("ingest", str(corpus), "--store", store, "--embed", "static", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["embed_model"] == STATIC_NAME
+    text = _cli("ingest", str(corpus), "--store", store)
+    assert "vectors: 4 (minilm-static-256)" in text.stdout
+    found = _cli("search", "container image", "--store", store, "--mode", "hybrid", "--json")
+    assert json.loads(found.stdout)["mode"] == "hybrid"
+    refused = _cli("ingest", str(corpus), "--store", store, "--embed", "minilm")
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1 and "--reembed" in refused.stderr
+    bad = _cli("search", "x", "--store", store, "--mode", "fuzzy")
+    assert bad.returncode == 2
+
+
+def test_without_the_extra_embed_fails_with_one_line(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    failed = _cli(
+        "ingest",
+        str(corpus),
+        "--store",
+        str(store),
+        "--embed",
+        "static",
+        pre="import sys; sys.modules['numpy'] = None\n",
+    )
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [
+        'contextpull: error: embedding needs numpy, which is not installed — pip install "contextpull[embed]"'
+    ]
+    assert not store.exists()  # nothing half-written
+
+
+def test_auto_without_numpy_on_a_store_with_vectors_falls_back_with_a_hint(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    found = _cli("search", "refund", "--store", str(store), "--json", pre="import sys; sys.modules['numpy'] = None\n")
+    assert found.returncode == 0, found.stderr
+    result = json.loads(found.stdout)
+    assert "mode" not in result and result["hits"] and 'pip install "contextpull[embed]"' in result["hint"]
