@@ -43,7 +43,9 @@ def test_a_format_1_0_store_is_refused_by_readers_and_upgraded_in_place_by_inges
     assert store_path.stat().st_ino == inode  # the same file, migrated, not a rebuild
     with Store.open(store_path) as store:
         assert store.format_version == FORMAT_VERSION == "1.1"
-        columns = {row[1] for row in store.conn.execute("PRAGMA table_info(sections)")}
+    with sqlite3.connect(store_path) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(sections)")}
+    conn.close()
     assert {"first_page", "last_page"} <= columns
 
 

@@ -116,7 +116,7 @@ def render(format: str, data: bytes) -> Rendering:
     """The Markdown-like rendering of a rendered format; raises :class:`Unparseable` with the reason."""
     if format in ("pdf", "docx", "xlsx", "pptx"):
         module = importlib.import_module(f"{__package__}.{format}")
-        return module.render(data)  # type: ignore[no-any-return]
+        return module.render(data)
     try:
         text = decode_bytes(data, format)
     except Undecodable as err:

@@ -26,6 +26,7 @@ still outline as paragraphs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .blocks import Block, Outline, Span, line_offsets, tile
 
@@ -102,7 +103,7 @@ class _Parser:
             self.styles.append(style)
         return min(6, self.styles.index(style) + 1)
 
-    def _cuts(self, first: int, stop: int, is_start) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
+    def _cuts(self, first: int, stop: int, is_start: Callable[[int], bool]) -> tuple[int, ...]:
         return tuple(self.offsets[k] for k in range(first + 1, stop) if is_start(k))
 
     # --- one block ----------------------------------------------------------

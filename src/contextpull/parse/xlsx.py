@@ -25,7 +25,7 @@ NO_SHEETS = "no visible sheet with data"
 
 def render(data: bytes) -> Rendering:
     """The rendering of the workbook in ``data``; raises :class:`Unparseable` with the reason."""
-    import openpyxl  # type: ignore[import-untyped]  # the `office` extra; ships no type information
+    import openpyxl  # the `office` extra
 
     book = open_package(lambda stream: openpyxl.load_workbook(stream, read_only=True, data_only=True), data, CORRUPT)
     writer = Writer()
