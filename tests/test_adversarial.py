@@ -11,6 +11,7 @@ from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.discover import OUTSIDE_ROOT, SEEN_FOLDER
 from contextpull.ingestion.run import ingest
 from contextpull.store import Store
+from contextpull.store.schema import FORMAT_VERSION
 from contextpull.tokens import estimate_tokens
 
 HOSTILE = {
@@ -101,11 +102,11 @@ def test_store_from_another_format_version(make_corpus, tmp_path):
     conn.close()
     with pytest.raises(FormatVersionError) as info:
         Store.open(store_path)
-    assert "2.0" in str(info.value) and "1.0" in str(info.value)
+    assert "2.0" in str(info.value) and FORMAT_VERSION in str(info.value)
     report = ingest(root, store_path)  # re-ingesting rebuilds it in this version
     assert report.wrote and report.added == 1
     with Store.open(store_path) as store:
-        assert store.format_version == "1.0"
+        assert store.format_version == FORMAT_VERSION
 
 
 def test_file_that_is_not_sqlite(make_corpus, tmp_path):
