@@ -12,7 +12,7 @@ $(BIN)/python:
 
 # MiniLM's tokenizer and the static embedding table ship inside pullvec (docs/adr/010-embeddings.md).
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[eval]'
+	$(BIN)/pip install --quiet -e '.[eval,all]'
 
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'

@@ -15,7 +15,8 @@ import random
 import time
 from pathlib import Path
 
-from contextpull.parse.sections import format_for, parse_document
+from contextpull.parse.formats import format_for
+from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "uv-docs"

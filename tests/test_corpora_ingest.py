@@ -6,7 +6,7 @@ import pytest
 
 from contextpull.ingestion.discover import UNSUPPORTED
 from contextpull.ingestion.run import ingest
-from contextpull.parse.sections import format_for
+from contextpull.parse.formats import format_for
 from contextpull.store import Store
 from contextpull.tokens import estimate_tokens
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from contextpull.parse.decode import decode_bytes
-from contextpull.parse.sections import format_for, parse_document
+from contextpull.parse.formats import format_for
+from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextpull.parse.sections import format_for, parse_document
+from contextpull.parse.formats import format_for
+from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings
 
 LOOSE = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
@@ -25,7 +26,10 @@ def parse(text: str, settings: SectionSettings = LOOSE, path: str = "guide/insta
         ("c.markdown", "markdown"),
         ("n.txt", "text"),
         ("n.text", "text"),
-        ("x.rst", None),
+        ("x.rst", "rst"),
+        ("manual.PDF", "pdf"),
+        ("site/index.htm", "html"),
+        ("x.doc", None),
         ("Makefile", None),
     ],
 )

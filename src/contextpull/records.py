@@ -30,7 +30,8 @@ class Section:
     """One citable slice of a document.
 
     ``text`` is the exact slice ``document_text[start:end]`` of the normalised
-    source, so concatenating a document's sections in ordinal order gives back
+    source (for PDF, Office and HTML files: of their Markdown-like rendering,
+    docs/adr/010-document-formats.md), so concatenating a document's sections in ordinal order gives back
     the whole document. A section that continues a table split between rows
     carries that table's header row and separator in ``table_header`` and the
     ordinal of the section holding the header in ``header_ordinal``; ``read``
@@ -46,6 +47,8 @@ class Section:
     end: int
     table_header: str | None = None
     header_ordinal: int | None = None
+    #: first and last page the section has text from (PDF); None for formats without pages
+    pages: tuple[int, int] | None = None
 
     @property
     def id(self) -> str:
@@ -61,9 +64,9 @@ class ParsedDocument:
     """A document after parsing and sectioning, before it reaches the store."""
 
     path: str
-    text: str  # the whole document after newline normalisation
+    text: str  # the whole document after newline normalisation, or its rendering
     title: str
     summary: str  # offline summary: title plus first sentence of prose
     metadata: dict[str, Any] = field(default_factory=dict)
     sections: tuple[Section, ...] = ()
-    format: Literal["markdown", "text"] = "markdown"
+    format: str = "markdown"  # a name from contextpull.parse.formats.FORMATS

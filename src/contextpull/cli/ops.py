@@ -149,14 +149,17 @@ def _write(text: str) -> int:
 
 
 # --- readable rendering -------------------------------------------------------
-def _heading(view_id: str, heading_path: tuple[str, ...], kind: str) -> str:
-    return f"[{view_id}] {' > '.join(heading_path)} ({kind})"
+def _heading(view_id: str, heading_path: tuple[str, ...], kind: str, pages: tuple[int, int] | None = None) -> str:
+    where = ""
+    if pages is not None:
+        where = f", page {pages[0]}" if pages[0] == pages[1] else f", pages {pages[0]}-{pages[1]}"
+    return f"[{view_id}] {' > '.join(heading_path)} ({kind}{where})"
 
 
 def _render_search(result: SearchResult) -> str:
     lines = []
     for hit in result.hits:
-        lines.append(f"{_heading(hit.id, hit.heading_path, hit.kind)}  score {hit.score:g}")
+        lines.append(f"{_heading(hit.id, hit.heading_path, hit.kind, hit.pages)}  score {hit.score:g}")
         if hit.snippet:
             lines.append(f"    {hit.snippet}")
     if result.hint:
@@ -167,7 +170,7 @@ def _render_search(result: SearchResult) -> str:
 def _render_view(view: SectionView) -> str:
     label = "context " if view.context else ""
     note = " [table header added]" if view.table_header_added else ""
-    return f"--- {label}{_heading(view.id, view.heading_path, view.kind)}{note}\n{view.text.rstrip()}"
+    return f"--- {label}{_heading(view.id, view.heading_path, view.kind, view.pages)}{note}\n{view.text.rstrip()}"
 
 
 def _render_read(result: ReadResult) -> str:

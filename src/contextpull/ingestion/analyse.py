@@ -21,12 +21,13 @@ from collections.abc import Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
-from ..parse.decode import Undecodable, decode_bytes
-from ..parse.sections import parse_document
+from ..parse import formats
+from ..parse.rendering import Unparseable
 from ..records import ParsedDocument
 from ..section_terms import SearchFields, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
+from .isolate import Isolated
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -60,18 +61,42 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
     except OSError as err:
         return Analysed(found.path, "", 0, reason=f"cannot read file ({err.strerror or err})")
     digest = sha256(data)
-    try:
-        text = decode_bytes(data, found.path)
-    except Undecodable as err:
-        return Analysed(found.path, digest, len(data), reason=err.reason)
-    if not text.strip():
+    if not data.strip():
         return Analysed(found.path, digest, len(data), reason=EMPTY)
-    doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
-    if not doc.sections:
+    missing = formats.missing_extra(found.format)
+    if missing:
+        return Analysed(found.path, digest, len(data), reason=missing)
+    try:
+        doc = _parse(found, data, settings)
+    except Unparseable as err:
+        return Analysed(found.path, digest, len(data), reason=err.reason)
+    if not doc.text.strip() or not doc.sections:
         return Analysed(found.path, digest, len(data), reason=EMPTY)
     fts = tuple(search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
+
+
+_isolated: Isolated | None = None
+
+
+def _parse(found: FoundFile, data: bytes, settings: SectionSettings) -> ParsedDocument:
+    """Section one file; third-party parsers run in this process's child under a time limit."""
+    global _isolated
+    if not formats.spec(found.format).isolated:
+        return formats.parse_bytes(found.path, data, settings, found.format)
+    if _isolated is None:
+        _isolated = Isolated()
+    rendering = _isolated.call(formats.render, found.format, data)
+    return formats.parse_rendering(found.path, rendering, settings, found.format)
+
+
+def close_isolated() -> None:
+    """End this process's parser child, if one was started."""
+    global _isolated
+    if _isolated is not None:
+        _isolated.close()
+        _isolated = None
 
 
 def _analyse_batch(batch: Sequence[FoundFile], settings: SectionSettings) -> list[Analysed]:
@@ -126,8 +151,11 @@ def analyse_all(
     work not yet started.
     """
     if workers <= 1:
-        for f in files:
-            yield analyse_file(f, settings)
+        try:
+            for f in files:
+                yield analyse_file(f, settings)
+        finally:
+            close_isolated()
         return
     batches = [files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK)]
     context = multiprocessing.get_context("forkserver")

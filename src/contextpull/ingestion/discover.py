@@ -21,7 +21,7 @@ from pathlib import Path
 import pathspec
 
 from ..errors import UnreadableCorpus
-from ..parse.sections import format_for
+from ..parse.formats import format_for
 
 IGNORE_FILE = ".contextpullignore"
 
@@ -38,7 +38,7 @@ class FoundFile:
 
     path: str  # POSIX, relative to the corpus root; the document's id prefix
     location: Path
-    format: str  # "markdown" | "text"
+    format: str  # a name from contextpull.parse.formats.FORMATS
 
 
 @dataclass

@@ -30,6 +30,7 @@ from typing import Any
 from .._version import __version__
 from ..errors import FormatVersionError
 from ..index import DEFAULT_BUDGET, build_index
+from ..parse.formats import parsers_fingerprint
 from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
@@ -172,6 +173,7 @@ class _StoredState:
         known = {**self.documents, **{p: h for p, (h, _) in self.skipped.items()}}
         return (
             self.meta.get("settings") == settings.fingerprint()
+            and self.meta.get("parsers") == parsers_fingerprint()
             and self.meta.get("index_budget") == str(budget)
             and known == hashes
         )
@@ -204,8 +206,9 @@ def _write(
     """Apply the corpus to the store in one transaction (or one new file)."""
     with StoreWriter(store_path) as writer:
         previous = writer.document_hashes()
-        if writer.meta("settings") != settings.fingerprint():
-            writer.clear()  # other section boundaries: every document is re-sectioned
+        parsers = parsers_fingerprint()
+        if writer.meta("settings") != settings.fingerprint() or writer.meta("parsers") != parsers:
+            writer.clear()  # other section boundaries or parsers: every document is re-sectioned
         todo = _plan(writer, report, files, hashes)
         report.deleted = len(previous.keys() - hashes.keys())
         if workers == 0:
@@ -235,6 +238,7 @@ def _write(
                 "contextpull_version": __version__,
                 "settings": settings.fingerprint(),
                 "analysis_version": ANALYSIS_VERSION,
+                "parsers": parsers,
                 "corpus_fingerprint": fingerprint,
                 "index_text": index.text,
                 "index_mode": index.mode,

@@ -167,6 +167,7 @@ class Ops(Closeable):
                 score=hit.score,
                 match=hit.match,
                 snippet=make_snippet(texts[hit.section.rowid], terms, width) if width else None,
+                pages=hit.section.pages,
             )
             for hit in chosen
         )
@@ -342,7 +343,7 @@ def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
     header_added = bool(row.table_header)
     if row.table_header:
         text = row.table_header.rstrip("\n") + "\n" + text
-    return SectionView(row.sid, row.path, row.heading_path, row.kind, text, header_added, context)
+    return SectionView(row.sid, row.path, row.heading_path, row.kind, text, header_added, context, row.pages)
 
 
 def _no_hits_hint(filtered: bool, term_count: int) -> str:

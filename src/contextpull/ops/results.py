@@ -17,8 +17,13 @@ def _location(sid: str, doc: str, heading_path: tuple[str, ...]) -> dict[str, An
     return {"id": sid, "doc": doc, "heading_path": list(heading_path)}
 
 
-def _pointer(sid: str, doc: str, heading_path: tuple[str, ...], kind: str) -> dict[str, Any]:
-    return {**_location(sid, doc, heading_path), "kind": kind}
+def _pointer(
+    sid: str, doc: str, heading_path: tuple[str, ...], kind: str, pages: tuple[int, int] | None = None
+) -> dict[str, Any]:
+    out = {**_location(sid, doc, heading_path), "kind": kind}
+    if pages is not None:
+        out["pages"] = list(pages)  # first and last page, for documents that have pages (PDF)
+    return out
 
 
 @dataclass(frozen=True)
@@ -51,9 +56,10 @@ class SearchHit:
     score: float
     match: str
     snippet: str | None = None
+    pages: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = _pointer(self.id, self.doc, self.heading_path, self.kind)
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages)
         out["score"] = self.score
         out["match"] = self.match
         if self.snippet is not None:
@@ -95,9 +101,10 @@ class SectionView:
     text: str
     table_header_added: bool = False
     context: bool = False
+    pages: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = _pointer(self.id, self.doc, self.heading_path, self.kind)
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages)
         out["text"] = self.text
         if self.table_header_added:
             out["table_header_added"] = True

@@ -5,6 +5,7 @@ One module per file format; each produces the same block stream
 This layer imports only the shared core.
 """
 
-from .sections import format_for, parse_document
+from .formats import format_for
+from .sections import parse_document
 
 __all__ = ["format_for", "parse_document"]

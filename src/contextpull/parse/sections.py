@@ -23,25 +23,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Literal
 
 from mdinline import plain_text
 
 from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
-from . import markdown, plaintext
+from . import markdown, plaintext, rst
 from .blocks import Block, Outline, Span
 
-__all__ = ["Format", "format_for", "parse_document"]
+__all__ = ["SOURCE_SYNTAXES", "parse_document"]
 
-Format = Literal["markdown", "text"]
-_FORMATS: dict[str, Format] = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".mdx": "markdown",
-    ".txt": "text",
-    ".text": "text",
+#: the syntaxes outlined over their own text; other formats arrive as Markdown renderings (.formats)
+SOURCE_SYNTAXES: dict[str, Callable[[str], Outline]] = {
+    "markdown": markdown.outline,
+    "text": plaintext.outline,
+    "rst": rst.outline,
 }
 #: a section is of one kind when that kind makes up this share of its non-blank characters
 KIND_SHARE = 0.8
@@ -57,14 +55,12 @@ _How = Block | str | None
 _Unit = tuple[int, int, _How]
 
 
-def format_for(path: str) -> Format | None:
-    """The format ``path`` is ingested as, by extension; None means not ingested."""
-    return _FORMATS.get(PurePosixPath(path).suffix.lower())
+def parse_document(path: str, text: str, settings: SectionSettings, *, format: str) -> ParsedDocument:
+    """Parse and section ``text`` (decoded, newline-normalised), the contents of ``path``.
 
-
-def parse_document(path: str, text: str, settings: SectionSettings, *, format: Format) -> ParsedDocument:
-    """Parse and section ``text`` (decoded, newline-normalised), the contents of ``path``."""
-    outline = markdown.outline(text) if format == "markdown" else plaintext.outline(text)
+    ``format`` is one of :data:`SOURCE_SYNTAXES`.
+    """
+    outline = SOURCE_SYNTAXES[format](text)
     title = _title(path, outline)
     sections = _Sectioner(path, text, outline, settings, title).sections()
     return ParsedDocument(
@@ -341,7 +337,7 @@ def _title(path: str, outline: Outline) -> str:
     return words[:1].upper() + words[1:] if words else path
 
 
-def _summary(title: str, lead: str, format: Format) -> str:
+def _summary(title: str, lead: str, format: str) -> str:
     """The title, then the first sentence of the first prose paragraph, within SUMMARY_CHARS."""
     plain = plain_text(lead) if format == "markdown" else " ".join(lead.split())
     match = _FIRST_SENTENCE.match(plain)

@@ -139,6 +139,11 @@ class Store(StoreReader, Closeable):
             raise NotAStore(f"cannot open {path} ({err})", "check the file's permissions") from None
         try:
             version = check_store(conn, path)
+            if version != FORMAT_VERSION:
+                raise FormatVersionError(
+                    f"{path} has store format {version}, older than {FORMAT_VERSION}",
+                    "run `contextpull ingest DIR --store PATH` once: it upgrades the store in place",
+                )
         except BaseException:
             conn.close()
             raise

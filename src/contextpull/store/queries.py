@@ -18,7 +18,7 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-_POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind"
+_POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind, s.first_page, s.last_page"
 _SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
 #: an FTS5 MATCH expression, built only by the functions below (every term quoted)
 FtsQuery = str
@@ -36,6 +36,7 @@ class SectionRow:
     ordinal: int
     heading_path: tuple[str, ...]
     kind: str
+    pages: tuple[int, int] | None = None  # first and last page (PDF)
     text: str | None = None
     table_header: str | None = None
     header_ordinal: int | None = None
@@ -55,7 +56,7 @@ class RankedRow:
 
 
 def _row(values: Sequence[object]) -> SectionRow:
-    rowid, sid, path, ordinal, heading_path, kind, *rest = values
+    rowid, sid, path, ordinal, heading_path, kind, first_page, last_page, *rest = values
     return SectionRow(
         int(rowid),  # type: ignore[call-overload]
         str(sid),
@@ -63,6 +64,7 @@ def _row(values: Sequence[object]) -> SectionRow:
         int(ordinal),  # type: ignore[call-overload]
         tuple(json.loads(str(heading_path))),
         str(kind),
+        (int(first_page), int(last_page)) if first_page is not None else None,  # type: ignore[call-overload]
         *rest,  # type: ignore[arg-type]
     )
 
@@ -272,7 +274,7 @@ def ranked_pointers(conn: sqlite3.Connection, scored: Iterable[tuple[int, float]
         WHERE s.id IN (SELECT value FROM json_each(?))
     """
     rows = {values[0]: values for values in conn.execute(sql, (json.dumps(list(scores)),))}
-    return [RankedRow(_row(rows[rowid][:6]), str(rows[rowid][6]), score) for rowid, score in scores.items()]
+    return [RankedRow(_row(rows[rowid][:-1]), str(rows[rowid][-1]), score) for rowid, score in scores.items()]
 
 
 def section_vectors(conn: sqlite3.Connection) -> tuple[list[int], list[int], list[bytes]]:

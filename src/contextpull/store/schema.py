@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..terms import FTS_TOKENIZE
 
-FORMAT_VERSION = "1.1"
+FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = int(FORMAT_VERSION.split(".")[0])
 FTS_HASH_BYTES = 16 << 20
 
@@ -41,7 +41,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             title         TEXT NOT NULL,
             summary       TEXT NOT NULL,
             metadata      TEXT NOT NULL DEFAULT '{{}}',  -- JSON: front matter and the like
-            format        TEXT NOT NULL,          -- markdown | text
+            format        TEXT NOT NULL,          -- a name from contextpull.parse.formats.FORMATS
             content_hash  TEXT NOT NULL,          -- sha256 of the raw bytes
             size          INTEGER NOT NULL,       -- raw bytes
             section_count INTEGER NOT NULL
@@ -144,6 +144,14 @@ def m004_section_vectors(conn: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+@migration
+def m005_section_pages(conn: sqlite3.Connection) -> None:
+    # The first and last page a section has text from (PDF), which read and
+    # search show; NULL for formats without pages (docs/adr/012-document-formats.md).
+    conn.execute("ALTER TABLE sections ADD COLUMN first_page INTEGER")
+    conn.execute("ALTER TABLE sections ADD COLUMN last_page INTEGER")
 
 
 def applied_migrations(conn: sqlite3.Connection) -> list[str]:

@@ -162,7 +162,8 @@ class StoreWriter:
         except sqlite3.OperationalError:
             conn.close()
             raise _locked(self.path) from None
-        apply_migrations(conn)
+        if apply_migrations(conn):
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'format_version'", (FORMAT_VERSION,))
         return conn
 
     def _create(self) -> sqlite3.Connection:
@@ -389,6 +390,8 @@ class StoreWriter:
                     section_hash(s.text),
                     s.table_header,
                     s.header_ordinal,
+                    s.pages[0] if s.pages else None,
+                    s.pages[1] if s.pages else None,
                 )
             )
             fts_rows.append((rowid, *fields[:4]))
@@ -396,8 +399,8 @@ class StoreWriter:
         self._pending.clear()
         conn.executemany(
             "INSERT INTO sections (id, doc_id, path, ordinal, sid, heading_path, kind, text,"
-            " start, end, chars, content_hash, table_header, header_ordinal)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " start, end, chars, content_hash, table_header, header_ordinal, first_page, last_page)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
         conn.executemany(

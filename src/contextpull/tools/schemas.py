@@ -84,9 +84,10 @@ TOOLS: list[Schema] = [
     ),
     _tool(
         "search",
-        "Ranked pointers to the sections that match some words: id, document, heading path, kind, score "
-        "and a snippet with matched terms in **bold**, never the full text. Ordered by relevance: rare words "
-        "count most, a heading or title match more than the text, an exact phrase or identifier gets a bonus.",
+        "Ranked pointers to the sections that match some words: id, document, heading path, kind, "
+        "pages (PDF only), score and a snippet with matched terms in **bold**, never the full text. Ordered by "
+        "relevance: rare words count most, a heading or title match more than the text, an exact phrase or "
+        "identifier gets a bonus.",
         {
             "query": _string(
                 QUERY_LENGTH,
@@ -108,8 +109,8 @@ TOOLS: list[Schema] = [
     ),
     _tool(
         "read",
-        "One section's text verbatim, with its heading path, kind and the ids of the previous and next "
-        "sections. A continued table part starts with its header row. context adds that many "
+        "One section's text verbatim, with its heading path, kind, pages (PDF only) and the ids of the "
+        "previous and next sections. A continued table part starts with its header row. context adds that many "
         "neighbouring sections on each side, marked as context.",
         {"id": _SECTION_ID, "context": _integer(CONTEXT, 0, "Neighbouring sections to add on each side.")},
         ["id"],

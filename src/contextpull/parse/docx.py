@@ -1,0 +1,165 @@
+"""Word (.docx) to a Markdown-like rendering.
+
+Body paragraphs and tables are read in document order. A paragraph is a
+heading when its style is ``Title`` (level 1) or ``Heading N`` (level N), or
+when it or its style carries an outline level (``w:outlineLvl``, 0-based);
+numbered and bulleted paragraphs become list items at their indent level;
+tables become pipe tables with their first row as the header; footnotes
+are kept where they are cited (``[^3]``) and listed under a closing
+"Footnotes" heading.
+
+Left out on purpose: text boxes and shapes (floating text with no place in
+the reading order), tracked-change deletions (text the author removed;
+tracked insertions are kept), headers and footers, and comments.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .rendering import Rendering, Writer, open_package
+
+__all__ = ["render"]
+
+CORRUPT = "not a readable Word file (damaged, or not .docx)"
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_HEADING_STYLE = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
+#: subtrees whose text is not part of the body's reading order
+_LEFT_OUT = {
+    f"{_W}del",
+    f"{_W}txbxContent",
+    f"{_W}drawing",
+    f"{_W}pict",
+    f"{_W}commentReference",
+    "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
+}
+
+
+def render(data: bytes) -> Rendering:
+    """The rendering of the Word file in ``data``; raises :class:`Unparseable` with the reason."""
+    import docx  # the `office` extra
+
+    document = open_package(docx.Document, data, CORRUPT)
+    writer = Writer()
+    styles = {style.style_id: style for style in document.styles}
+    items: list[tuple[int, str]] = []
+    for element in document.element.body.iterchildren():
+        if element.tag == f"{_W}p":
+            level, depth = _paragraph_kind(element, styles)
+            text = _text(element)
+            if depth is not None and level == 0:
+                items.append((depth, text))
+                continue
+            if items:
+                writer.items(items)
+                items = []
+            if level:
+                writer.heading(level, text)
+            else:
+                writer.paragraph(text)
+        elif element.tag == f"{_W}tbl":
+            if items:
+                writer.items(items)
+                items = []
+            writer.table(_rows(element))
+    if items:
+        writer.items(items)
+    notes = _footnotes(document)
+    if notes:
+        writer.heading(1, "Footnotes")
+        writer.paragraph("\n".join(f"[^{number}]: {text}" for number, text in notes))
+    return writer.rendering()
+
+
+def _paragraph_kind(p: Any, styles: dict[str, Any]) -> tuple[int, int | None]:
+    """(heading level or 0, list depth or None) of paragraph element ``p``."""
+    ppr = p.find(f"{_W}pPr")
+    style = None
+    if ppr is not None:
+        style_el = ppr.find(f"{_W}pStyle")
+        if style_el is not None:
+            style = styles.get(style_el.get(f"{_W}val"))
+    name = style.name if style is not None and style.name else ""
+    level = 1 if name.lower() == "title" else 0
+    match = _HEADING_STYLE.fullmatch(name.strip())
+    if match:
+        level = int(match.group(1))
+    outline = _outline_level(ppr)
+    if outline is None and style is not None:
+        outline = _outline_level(style.element.find(f"{_W}pPr"))
+    if not level and outline is not None and outline < 9:
+        level = outline + 1
+    depth = None
+    numbering = ppr.find(f"{_W}numPr") if ppr is not None else None
+    if numbering is not None:
+        ilvl = numbering.find(f"{_W}ilvl")
+        depth = int(ilvl.get(f"{_W}val", "0")) if ilvl is not None else 0
+    elif name.lower().startswith("list"):
+        depth = 0
+    return min(level, 6), depth
+
+
+def _outline_level(ppr: Any) -> int | None:
+    if ppr is None:
+        return None
+    element = ppr.find(f"{_W}outlineLvl")
+    if element is None:
+        return None
+    value = element.get(f"{_W}val", "")
+    return int(value) if value.isdigit() else None
+
+
+def _text(element: Any) -> str:
+    """The visible text of ``element``, without the subtrees in ``_LEFT_OUT``."""
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        for child in node.iterchildren():
+            tag = child.tag
+            if tag in _LEFT_OUT:
+                continue
+            if tag == f"{_W}t":
+                parts.append(child.text or "")
+            elif tag in (f"{_W}tab", f"{_W}ptab"):
+                parts.append(" ")
+            elif tag in (f"{_W}br", f"{_W}cr"):
+                parts.append("\n")
+            elif tag == f"{_W}footnoteReference":
+                parts.append(f"[^{child.get(f'{_W}id')}]")
+            else:
+                walk(child)
+
+    walk(element)
+    return "".join(parts)
+
+
+def _rows(table: Any) -> list[list[str]]:
+    rows = []
+    for tr in table.iterchildren(f"{_W}tr"):
+        cells = []
+        for tc in tr.iterchildren(f"{_W}tc"):
+            text = " ".join(_text(p) for p in tc.iter(f"{_W}p"))
+            span = tc.find(f"{_W}tcPr/{_W}gridSpan")
+            cells.extend([text] * (int(span.get(f"{_W}val", "1")) if span is not None else 1))
+        rows.append(cells)
+    return rows
+
+
+def _footnotes(document: Any) -> list[tuple[str, str]]:
+    """(number, text) of each real footnote; separators (ids -1 and 0) are skipped."""
+    from docx.oxml import parse_xml
+
+    for rel in document.part.rels.values():
+        if rel.reltype.endswith("/footnotes") and not rel.is_external:
+            root = parse_xml(rel.target_part.blob)
+            notes = []
+            for note in root.iterchildren(f"{_W}footnote"):
+                number = note.get(f"{_W}id", "")
+                if number.lstrip("-").isdigit() and int(number) > 0:
+                    text = " ".join(_text(p) for p in note.iter(f"{_W}p")).strip()
+                    if text:
+                        notes.append((number, text))
+            return notes
+    return []

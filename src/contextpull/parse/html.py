@@ -1,0 +1,234 @@
+"""HTML pages to a Markdown-like rendering of their main content.
+
+A documentation page carries navigation, a header, a footer, a sidebar and
+scripts around the text people read. The main content is the first of
+``<main>``, ``[role=main]``, ``<article>`` or a known documentation-theme
+container (Sphinx, MkDocs, Read the Docs, Docusaurus), else ``<body>``;
+``nav``, ``footer``, ``aside``, ``script``, ``style`` and the like are
+dropped inside it too, and so is a ``header`` without a heading (a page
+header holding the title, as Docusaurus writes it, stays). Within it: ``h1``-``h6`` are headings,
+``pre`` is fenced code (language from a ``language-*`` or ``highlight-*``
+class), tables keep their first row (or ``thead``) as the header, lists keep
+their nesting, admonitions (``.admonition``, ``.note``, ``.warning``, ...)
+are quoted with their title, and everything else is read as paragraphs.
+The page ``<title>`` is the document title when the page has no ``h1``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .rendering import Rendering, Writer
+
+__all__ = ["render"]
+
+#: main-content containers, best first: (tag or "" for any, attribute, value) — class values match one class
+_MAIN: tuple[tuple[str, str, str], ...] = (
+    ("main", "", ""),
+    ("", "role", "main"),
+    ("article", "", ""),
+    ("div", "class", "body"),  # Sphinx, inside div.document
+    ("div", "class", "rst-content"),
+    ("div", "class", "md-content"),
+    ("div", "class", "theme-doc-markdown"),
+    ("", "id", "content"),
+    ("div", "class", "content"),
+)
+_DROP_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "nav", "footer", "aside", "form", "button", "iframe", "svg"}
+)
+_DROP_ROLES = frozenset({"navigation", "banner", "contentinfo"})
+_DROP_CLASSES = frozenset({"headerlink", "sphinxsidebar", "toctree-wrapper", "md-sidebar", "breadcrumbs"})
+_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_TEXT_BLOCKS = ["p", "li", "pre", "dd", "dt"]
+_ADMONITION = re.compile(r"^(admonition|note|warning|tip|important|caution|danger|attention|hint|error|seealso)$")
+_LANGUAGE = re.compile(r"^(?:language|lang|highlight|sourceCode)-(\S+)$")
+_BLOCKS = {
+    "p",
+    "div",
+    "section",
+    "pre",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "blockquote",
+    "figure",
+    "details",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "main",
+    "article",
+}
+
+
+def render(text: str) -> Rendering:
+    """The rendering of the HTML page ``text`` (decoded)."""
+    from bs4 import BeautifulSoup  # the `html` extra
+
+    soup = BeautifulSoup(text, "html.parser")
+    page_title = " ".join(soup.title.get_text().split()) if soup.title else ""
+    root = _main(soup) or soup.body or soup
+    for element in [e for e in root.find_all(True) if _dropped(e)]:
+        if not element.decomposed:
+            element.decompose()
+    for br in root.find_all("br"):
+        br.replace_with("\n")
+    writer = Writer()
+    _Walker(writer).block(root)
+    has_h1 = root.find("h1") is not None
+    return writer.rendering(title=page_title if page_title and not has_h1 else None)
+
+
+def _main(soup: Any) -> Any:
+    """The best main-content container, in one pass over the tags (CSS selectors cost 4x the parse)."""
+    best: tuple[int, Any] | None = None
+    for element in soup.find_all(True):
+        for rank, (tag, attribute, value) in enumerate(_MAIN[: best[0] if best else None]):
+            if tag and element.name != tag:
+                continue
+            found = element.get(attribute) if attribute else None
+            matches = not attribute or (value in found if isinstance(found, list) else found == value)
+            if matches and (rank != 3 or element.find_parent("div", class_="document") is not None):
+                best = (rank, element)
+                break
+        if best is not None and best[0] == 0:
+            break
+    return best[1] if best else None
+
+
+def _dropped(element: Any) -> bool:
+    """Navigation, chrome, scripts and the like; a header only when it holds no heading (a site banner)."""
+    if element.name in _DROP_TAGS or element.get("role") in _DROP_ROLES or element.get("aria-hidden") == "true":
+        return True
+    if _DROP_CLASSES.intersection(element.get("class") or ()):
+        return True
+    return element.name == "header" and element.find(list(_HEADINGS)) is None
+
+
+class _Walker:
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+
+    def block(self, element: Any) -> None:
+        """Write ``element``'s children: block elements by kind, runs of inline content as paragraphs."""
+        inline: list[str] = []
+        for child in element.children:
+            name = getattr(child, "name", None)
+            if name is None:
+                inline.append(str(child) if type(child).__name__ == "NavigableString" else "")
+                continue
+            if name not in _BLOCKS and not _is_admonition(child):
+                inline.append(_inline(child))
+                continue
+            self._paragraph(inline)
+            inline = []
+            self.element(child)
+        self._paragraph(inline)
+
+    def _paragraph(self, parts: list[str]) -> None:
+        text = "".join(parts)
+        if text.strip():
+            self.writer.paragraph(text)
+
+    def element(self, element: Any) -> None:
+        name = element.name
+        if name in _HEADINGS:
+            self.writer.heading(_HEADINGS[name], _inline(element))
+        elif name == "pre":
+            self.writer.code(element.get_text(), _language(element))
+        elif name == "table":
+            self.writer.table(_table_rows(element))
+        elif name in ("ul", "ol"):
+            entries: list[tuple[int, str]] = []
+            _list_items(element, 0, entries)
+            self.writer.items(entries, ordered=name == "ol")
+        elif _is_admonition(element):
+            title = element.find(class_="admonition-title")
+            label = _inline(title) if title is not None else _admonition_kind(element)
+            if title is not None:
+                title.decompose()
+            self.writer.quote(_plain(element), label)
+        elif name == "blockquote":
+            self.writer.quote(_plain(element))
+        elif name == "dl":
+            for item in element.find_all(["dt", "dd"], recursive=False):
+                if item.name == "dt":
+                    self.writer.paragraph("**" + " ".join(_inline(item).split()) + "**")
+                else:
+                    self.block(item)
+        elif name == "hr":
+            return
+        elif name == "p":
+            self.writer.paragraph(_inline(element))
+        else:
+            self.block(element)
+
+
+def _is_admonition(element: Any) -> bool:
+    classes = element.get("class") or []
+    return element.name in ("div", "aside", "section") and any(_ADMONITION.match(c) for c in classes)
+
+
+def _admonition_kind(element: Any) -> str:
+    for name in element.get("class") or []:
+        if _ADMONITION.match(name) and name != "admonition":
+            return name.capitalize()
+    return "Note"
+
+
+def _inline(element: Any) -> str:
+    """Text of an inline run: whitespace collapsed, explicit line breaks kept."""
+    return "\n".join(" ".join(line.split()) for line in element.get_text().split("\n"))
+
+
+def _plain(element: Any) -> str:
+    """Text of a block with its paragraphs on separate lines."""
+    lines = []
+    leaves = [e for e in element.find_all(_TEXT_BLOCKS) if e.find(_TEXT_BLOCKS) is None]
+    for child in leaves or [element]:
+        text = " ".join(child.get_text().split())
+        if text:
+            lines.append(text)
+    return "\n".join(lines)
+
+
+def _language(pre: Any) -> str:
+    for element in (pre.find("code"), pre, pre.parent, pre.parent.parent if pre.parent else None):
+        if element is None or not hasattr(element, "get"):
+            continue
+        for name in element.get("class") or []:
+            match = _LANGUAGE.match(name)
+            if match and match.group(1) not in ("default", "notranslate"):
+                return match.group(1)
+    return ""
+
+
+def _table_rows(table: Any) -> list[list[str]]:
+    rows = []
+    for tr in table.find_all("tr"):
+        if tr.find_parent("table") is not table:
+            continue  # a row of a nested table
+        cells = []
+        for td in tr.find_all(["th", "td"], recursive=False):
+            span = td.get("colspan", "1")
+            cells.extend([" ".join(td.get_text().split())] * (int(span) if str(span).isdigit() else 1))
+        rows.append(cells)
+    return rows
+
+
+def _list_items(element: Any, depth: int, entries: list[tuple[int, str]]) -> None:
+    for item in element.find_all("li", recursive=False):
+        nested = item.find_all(["ul", "ol"], recursive=False)
+        for sub in nested:
+            sub.extract()
+        entries.append((depth, " ".join(item.get_text().split())))
+        for sub in nested:
+            _list_items(sub, depth + 1, entries)

@@ -1,0 +1,349 @@
+"""PDF to a Markdown-like rendering, with the page of every part.
+
+pdfplumber (on pdfminer.six) is the extractor: of the four measured it is the
+only one that exposes tables, and it gives every word's box, size and font
+(docs/adr/011-pdf-extraction.md has the measurements and the rules below).
+
+* **Reading order**: words are grouped into lines, lines into runs split at
+  wide gaps. A page whose lines share a vertical gutter near the middle is
+  read as two columns: each band of lines between full-width lines (or
+  tables) is read left column first, then right.
+* **Headings**: the body size is the font size carrying the most characters.
+  A short line (at most 120 characters, not ending like a sentence) is a
+  heading when its size is at least 1.15 times the body size, or when it is
+  bold throughout at body size or more. Levels follow (size, bold) in
+  descending order: the largest is level 1.
+* **Tables**: ruled tables pdfplumber finds become pipe tables, first row as
+  header; a table that starts a page and has the column count of the table
+  that ended the previous page continues it (a repeated header row is
+  dropped), so a table across a page break stays one table.
+* **Running headers and footers**: a line among the first or last two of a
+  page whose text, digits ignored, appears there on at least 60 % of the
+  pages with text (and on three pages or more) is dropped.
+* Pages with no text layer are listed in the metadata; a file with no text
+  at all, an encrypted file and a corrupt file are refused with their reason.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .rendering import Rendering, Unparseable, Writer, clean
+
+__all__ = ["render"]
+
+NO_TEXT = "no text layer (a scanned PDF? OCR it first)"
+ENCRYPTED = "encrypted PDF (needs a password)"
+CORRUPT = "not a readable PDF (damaged or truncated)"
+
+HEADING_RATIO = 1.15
+MAX_HEADING_CHARS = 120
+RUNNING_SHARE = 0.6
+#: lines further apart than this many times their font size start a new paragraph
+PARAGRAPH_GAP = 0.6
+RUNNING_MIN_PAGES = 3
+_BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
+_SENTENCE_END = (".", ",", ";")
+_DIGITS = re.compile(r"\d+")
+#: a glyph pdfminer cannot map to text; at the start of a line it is nearly always a bullet
+_UNMAPPED_BULLET = re.compile(r"^\(cid:\d+\)\s*")
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+
+
+@dataclass
+class _Line:
+    page: int
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+    text: str
+    size: float
+    bold: bool
+    runs: list[tuple[float, float, str]]  # (x0, x1, text) split at wide gaps
+
+
+@dataclass
+class _Table:
+    page: int
+    top: float
+    rows: list[list[str]]
+
+
+def render(data: bytes) -> Rendering:
+    """The rendering of the PDF in ``data``; raises :class:`Unparseable` with the reason."""
+    import pdfplumber  # the `pdf` extra; imported here so the format registry loads without it
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+
+    try:
+        pdf = pdfplumber.open(io.BytesIO(data))
+    except Exception as err:  # noqa: BLE001 - pdfminer raises many unrelated types for bad input
+        cause = err.__cause__ or err.__context__ or err
+        if isinstance(cause, PDFPasswordIncorrect) or isinstance(err, PDFPasswordIncorrect):
+            raise Unparseable(ENCRYPTED) from None
+        raise Unparseable(CORRUPT) from None
+    with pdf:
+        try:
+            pages = [_read_page(number, page) for number, page in enumerate(pdf.pages, 1)]
+        except Unparseable:
+            raise
+        except Exception:  # noqa: BLE001 - as above, for damage found page by page
+            raise Unparseable(CORRUPT) from None
+    return _Layout(pages).rendering()
+
+
+def _read_page(number: int, page: Any) -> tuple[int, float, list[_Line], list[_Table]]:
+    tables = page.find_tables()
+    boxes = [table.bbox for table in tables]
+    words = [
+        word
+        for word in page.extract_words(extra_attrs=["size", "fontname"])
+        if not any(_inside(word, box) for box in boxes)
+    ]
+    parsed = [_Table(number, table.bbox[1], [[c or "" for c in row] for row in table.extract()]) for table in tables]
+    return number, float(page.width), _lines(number, words), parsed
+
+
+def _inside(word: dict[str, Any], box: tuple[float, float, float, float]) -> bool:
+    x = (word["x0"] + word["x1"]) / 2
+    y = (word["top"] + word["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _lines(page: int, words: list[dict[str, Any]]) -> list[_Line]:
+    """Words grouped into lines by their vertical middle, each line split into runs at wide gaps."""
+    rows: list[list[dict[str, Any]]] = []
+    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
+        middle = (word["top"] + word["bottom"]) / 2
+        if rows:
+            last = rows[-1][0]
+            if abs(middle - (last["top"] + last["bottom"]) / 2) <= 0.4 * min(word["size"], last["size"]):
+                rows[-1].append(word)
+                continue
+        rows.append([word])
+    lines = []
+    for row in rows:
+        row.sort(key=lambda w: w["x0"])
+        runs: list[tuple[float, float, str]] = []
+        for word in row:
+            if runs and word["x0"] - runs[-1][1] <= 1.5 * word["size"]:
+                x0, _, text = runs[-1]
+                runs[-1] = (x0, word["x1"], f"{text} {word['text']}")
+            else:
+                runs.append((word["x0"], word["x1"], word["text"]))
+        sizes = Counter({round(w["size"] * 2) / 2: len(w["text"]) for w in row})
+        lines.append(
+            _Line(
+                page=page,
+                top=min(w["top"] for w in row),
+                bottom=max(w["bottom"] for w in row),
+                x0=runs[0][0],
+                x1=runs[-1][1],
+                text=_UNMAPPED_BULLET.sub("• ", " ".join(run[2] for run in runs)),
+                size=sizes.most_common(1)[0][0],
+                bold=all(_BOLD.search(w["fontname"] or "") for w in row),
+                runs=runs,
+            )
+        )
+    return lines
+
+
+class _Layout:
+    def __init__(self, pages: list[tuple[int, float, list[_Line], list[_Table]]]) -> None:
+        self.pages = pages
+        running = _running_lines([lines for _, _, lines, _ in pages])
+        self.no_text = [number for number, _, lines, tables in pages if not lines and not tables]
+        if len(self.no_text) == len(pages):
+            raise Unparseable(NO_TEXT)
+        self.flow: list[_Line | _Table] = []
+        for number, width, lines, tables in pages:
+            kept = [line for line in lines if _running_key(line) not in running or not _at_edge(line, lines)]
+            if not kept and not tables and number not in self.no_text:
+                self.no_text.append(number)  # running header and footer only
+            self.flow.extend(_reading_order(kept, tables, width))
+        chars: Counter[float] = Counter()
+        for item in self.flow:
+            if isinstance(item, _Line):
+                chars[item.size] += len(item.text)
+        self.body = chars.most_common(1)[0][0] if chars else 0.0
+        found = (self._heading_key(item) for item in self.flow if isinstance(item, _Line))
+        keys = sorted({key for key in found if key is not None})
+        self.levels = {key: min(6, rank + 1) for rank, key in enumerate(keys)}
+
+    def _heading_key(self, line: _Line) -> tuple[float, bool] | None:
+        """(-size, not bold) for a heading line, so sorting puts level 1 first; None for body text."""
+        text = line.text
+        if len(text) > MAX_HEADING_CHARS or text.endswith(_SENTENCE_END) or not any(c.isalpha() for c in text):
+            return None
+        if line.size >= HEADING_RATIO * self.body or (line.bold and line.size >= self.body):
+            return (-line.size, not line.bold)
+        return None
+
+    def rendering(self) -> Rendering:
+        writer = Writer()
+        pending: _Table | None = None
+        page_of_row: list[int] = []
+        previous_page = 0
+        for block in self._blocks():
+            if isinstance(block, _Table):
+                starts_page = block.page != previous_page
+                if pending is not None and starts_page and len(block.rows[0]) == len(pending.rows[0]):
+                    rows = block.rows[1:] if block.rows[0] == pending.rows[0] else block.rows
+                    pending.rows.extend(rows)
+                    page_of_row.extend([block.page] * len(rows))
+                else:
+                    if pending is not None:
+                        writer.table(pending.rows, page_of_row=page_of_row)
+                    writer.page(block.page)
+                    pending, page_of_row = block, [block.page] * (len(block.rows) - 1)
+                previous_page = block.page
+                continue
+            if pending is not None:
+                writer.table(pending.rows, page_of_row=page_of_row)
+                pending = None
+            kind, page, text, level = block
+            previous_page = page
+            writer.page(page)
+            if kind == "heading":
+                writer.heading(level, text)
+            elif kind == "item":
+                writer.items([(0, text)])
+            else:
+                writer.paragraph(text)
+        if pending is not None:
+            writer.table(pending.rows, page_of_row=page_of_row)
+        metadata = {"pages_without_text": self.no_text} if self.no_text else {}
+        return writer.rendering(metadata=metadata)
+
+    def _blocks(self) -> Iterator[_Table | tuple[str, int, str, int]]:
+        """Headings, list items and paragraphs (lines joined), tables as they are."""
+        group: list[_Line] = []
+        group_key: tuple[float, bool] | None = None
+        for item in self.flow:
+            if isinstance(item, _Table):
+                yield from self._flush(group, group_key)
+                group = []
+                yield item
+                continue
+            key = self._heading_key(item)
+            joins = (
+                bool(group)
+                and key == group_key
+                and _close(group[-1], item)
+                and (_wraps(group[-1], item) if key is not None else not item.text.startswith(_BULLETS))
+            )
+            if not joins:
+                yield from self._flush(group, group_key)
+                group, group_key = [], key
+            group.append(item)
+        yield from self._flush(group, group_key)
+
+    def _flush(self, group: list[_Line], key: tuple[float, bool] | None) -> Iterator[tuple[str, int, str, int]]:
+        if not group:
+            return
+        text = _join([line.text for line in group])
+        if key is not None:
+            yield ("heading", group[0].page, text, self.levels[key])
+        elif text.startswith(_BULLETS):
+            yield ("item", group[0].page, text.lstrip("".join(_BULLETS)).strip(), 0)
+        else:
+            yield ("paragraph", group[0].page, text, 0)
+
+
+def _close(previous: _Line, line: _Line) -> bool:
+    """True when ``line`` continues ``previous``'s paragraph: same page, small gap below it."""
+    gap = line.top - previous.bottom
+    return line.page == previous.page and -0.5 * line.size <= gap <= PARAGRAPH_GAP * line.size and line.x0 < previous.x1
+
+
+def _wraps(previous: _Line, line: _Line) -> bool:
+    """True when heading ``line`` continues heading ``previous``: tight and aligned the same way."""
+    aligned = abs(line.x0 - previous.x0) <= 2 or abs((line.x0 + line.x1) - (previous.x0 + previous.x1)) <= 4
+    return aligned and line.top - previous.bottom <= 0.5 * line.size
+
+
+def _join(lines: list[str]) -> str:
+    """Lines of one paragraph as one line; a word hyphenated over a line break is rejoined."""
+    text = ""
+    for line in lines:
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
+            text = text[:-1] + line
+        else:
+            text = f"{text} {line}" if text else line
+    return clean(text)
+
+
+def _running_key(line: _Line) -> str:
+    return _DIGITS.sub("#", line.text).strip().lower()
+
+
+def _at_edge(line: _Line, lines: list[_Line]) -> bool:
+    ordered = sorted(lines, key=lambda item: item.top)
+    return line in ordered[:2] or line in ordered[-2:]
+
+
+def _running_lines(pages: list[list[_Line]]) -> set[str]:
+    """Texts (digits ignored) found among the first or last two lines of most pages."""
+    with_text = [lines for lines in pages if lines]
+    counts: Counter[str] = Counter()
+    for lines in with_text:
+        ordered = sorted(lines, key=lambda item: item.top)
+        counts.update({_running_key(line) for line in ordered[:2] + ordered[-2:]})
+    needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(with_text))
+    return {key for key, count in counts.items() if count >= needed}
+
+
+def _gutter(lines: list[_Line], width: float) -> float | None:
+    """The x of a gap between runs that most lines share near the middle of the page, if any."""
+    gaps = [(a[1], b[0]) for line in lines for a, b in zip(line.runs, line.runs[1:])]
+    best, best_count = None, 0
+    for low, high in gaps:
+        x = (low + high) / 2
+        if not 0.3 * width <= x <= 0.7 * width:
+            continue
+        count = sum(1 for line in lines if any(a[1] <= x <= b[0] for a, b in zip(line.runs, line.runs[1:])))
+        if count > best_count:
+            best, best_count = x, count
+    if best is None or best_count < 4 or best_count < 0.25 * len(lines):
+        return None
+    return best
+
+
+def _reading_order(lines: list[_Line], tables: list[_Table], width: float) -> list[_Line | _Table]:
+    """Lines and tables of one page in reading order, two columns read one after the other."""
+    gutter = _gutter(lines, width)
+    items: list[_Line | _Table] = sorted([*lines, *tables], key=lambda item: item.top)
+    if gutter is None:
+        return items
+    out: list[_Line | _Table] = []
+    left: list[_Line] = []
+    right: list[_Line] = []
+    for item in items:
+        if isinstance(item, _Table) or any(x0 < gutter < x1 for x0, x1, _ in item.runs):
+            out.extend(left + right)
+            left, right = [], []
+            out.append(item)
+            continue
+        for side, keep in ((left, lambda run: run[1] <= gutter), (right, lambda run: run[0] >= gutter)):
+            runs = [run for run in item.runs if keep(run)]
+            if runs:
+                side.append(
+                    _Line(
+                        item.page,
+                        item.top,
+                        item.bottom,
+                        runs[0][0],
+                        runs[-1][1],
+                        " ".join(run[2] for run in runs),
+                        item.size,
+                        item.bold,
+                        runs,
+                    )
+                )
+    out.extend(left + right)
+    return out

@@ -1,0 +1,236 @@
+"""reStructuredText to a block outline over its own source (no rendering).
+
+An ``.rst`` file is text, so like Markdown its sections are exact slices of
+the file. The outline follows the parts of reStructuredText that decide
+where a section may start or be cut:
+
+* **titles**: a line underlined, or over- and underlined, with one repeated
+  punctuation character at least as long as the title; levels follow the
+  order in which each adornment style (character, with or without overline)
+  first appears, as in docutils;
+* **literal blocks**: the indented block after a paragraph ending in ``::``,
+  and the ``code-block``/``code``/``sourcecode`` directives, are code: never
+  divided;
+* **tables**: grid tables (``+---+``, header ended by ``+===+``) and simple
+  tables (``=====  =====`` borders, header ended by the second border) may be
+  divided only between rows, and every part carries the header;
+* **directives** (``.. note::`` and the rest) are containers: the directive
+  line with its indented body, divisible at the body's paragraph breaks;
+* lists divide between items, block quotes at blank lines, and everything
+  else is paragraphs.
+
+Standard library only; documents that do not parse as reStructuredText
+still outline as paragraphs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .blocks import Block, Outline, Span, line_offsets, tile
+
+__all__ = ["outline"]
+
+_ADORNMENT_CHARS = "=-`:'\"~^_*+#<>.!$%&,/;?@[\\]{|}"
+_ADORNMENT = re.compile(r"([" + re.escape(_ADORNMENT_CHARS) + r"])\1+[ \t]*")
+_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+[ \t]*")
+_GRID_HEADER = re.compile(r"\+(?:=+\+)+[ \t]*")
+_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+[ \t]*")
+_DIRECTIVE = re.compile(r"\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)::")
+_COMMENT = re.compile(r"\.\.(?:[ \t]|$)")
+_LIST_ITEM = re.compile(r"(?:[-*+•]|\d+[.)]|#\.|\(\d+\)|[a-zA-Z][.)])[ \t]+\S")
+_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "highlight", "doctest"})
+
+
+def outline(text: str) -> Outline:
+    """The blocks of reStructuredText ``text`` (decoded, newline-normalised)."""
+    return _Parser(text).build()
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines, self.offsets = line_offsets(text)
+        self.blocks: list[Block] = []
+        self.code: list[Span] = []
+        self.tables: list[Span] = []
+        self.styles: list[tuple[str, bool]] = []
+        self.lead = ""
+
+    def build(self) -> Outline:
+        lines = self.lines
+        i = 0
+        while i < len(lines):
+            if not lines[i].strip():
+                i += 1
+                continue
+            i = self._block(i)
+        return Outline(
+            blocks=tile(self.blocks, self.text),
+            code=tuple(sorted(self.code)),
+            tables=tuple(sorted(self.tables)),
+            lead=self.lead,
+        )
+
+    # --- helpers ----------------------------------------------------------
+    def _blank(self, i: int) -> bool:
+        return i >= len(self.lines) or not self.lines[i].strip()
+
+    def _indented(self, i: int) -> bool:
+        return i < len(self.lines) and self.lines[i][:1] in (" ", "\t")
+
+    def _adornment(self, i: int) -> str | None:
+        if i >= len(self.lines):
+            return None
+        match = _ADORNMENT.fullmatch(self.lines[i])
+        return match.group(1) if match and len(self.lines[i].rstrip()) >= 2 else None
+
+    def _span(self, first: int, stop: int) -> Span:
+        """Offsets of lines ``first`` up to ``stop`` (exclusive), without trailing blank lines."""
+        while stop > first + 1 and self._blank(stop - 1):
+            stop -= 1
+        return self.offsets[first], self.offsets[stop]
+
+    def _indented_end(self, i: int) -> int:
+        """The first line at or after ``i`` that is neither blank nor indented."""
+        while i < len(self.lines) and (self._blank(i) or self._indented(i)):
+            i += 1
+        return i
+
+    def _level(self, style: tuple[str, bool]) -> int:
+        if style not in self.styles:
+            self.styles.append(style)
+        return min(6, self.styles.index(style) + 1)
+
+    def _cuts(self, first: int, stop: int, is_start: Callable[[int], bool]) -> tuple[int, ...]:
+        return tuple(self.offsets[k] for k in range(first + 1, stop) if is_start(k))
+
+    # --- one block ----------------------------------------------------------
+    def _block(self, i: int) -> int:
+        lines = self.lines
+        line = lines[i]
+        over = self._adornment(i)
+        if over and not self._blank(i + 1) and self._adornment(i + 2) == over:
+            title = lines[i + 1].strip()
+            if len(lines[i + 2].rstrip()) >= len(title):
+                self._heading(i, i + 3, title, (over, True))
+                return i + 3
+        under = self._adornment(i + 1)
+        if under and not over and not self._indented(i) and len(lines[i + 1].rstrip()) >= max(2, len(line.rstrip())):
+            self._heading(i, i + 2, line.strip(), (under, False))
+            return i + 2
+        if over and self._blank(i + 1):
+            self.blocks.append(Block(*self._span(i, i + 1), "other"))  # a transition
+            return i + 1
+        if _GRID_BORDER.fullmatch(line):
+            return self._grid_table(i)
+        if _SIMPLE_BORDER.fullmatch(line):
+            return self._simple_table(i)
+        directive = _DIRECTIVE.match(line)
+        if directive:
+            return self._directive(i, directive.group(1).lower())
+        if _COMMENT.match(line):
+            stop = self._indented_end(i + 1)
+            self.blocks.append(Block(*self._span(i, stop), "other"))
+            return stop
+        if self._indented(i):
+            stop = self._indented_end(i)
+            start, end = self._span(i, stop)
+            cuts = self._cuts(i, stop, lambda k: self._blank(k - 1) and not self._blank(k))
+            self.blocks.append(Block(start, end, "quote", cuts=cuts))
+            return stop
+        if _LIST_ITEM.match(line):
+            return self._list(i)
+        return self._paragraph(i)
+
+    def _heading(self, first: int, stop: int, title: str, style: tuple[str, bool]) -> None:
+        start, end = self._span(first, stop)
+        self.blocks.append(Block(start, end, "heading", self._level(style), title))
+
+    def _paragraph(self, i: int) -> int:
+        stop = i
+        while stop < len(self.lines) and not self._blank(stop):
+            if stop > i and (self._adornment(stop + 1) and not self._indented(stop)):
+                break  # the next line is a title
+            stop += 1
+        start, end = self._span(i, stop)
+        self.blocks.append(Block(start, end, "paragraph"))
+        if not self.lead:
+            self.lead = self.text[start:end]
+        if self.lines[stop - 1].rstrip().endswith("::"):
+            body = stop
+            while body < len(self.lines) and self._blank(body):
+                body += 1
+            if self._indented(body):
+                close = self._indented_end(body)
+                span = self._span(body, close)
+                self.code.append(span)
+                self.blocks.append(Block(span[0], span[1], "code"))
+                return close
+        return stop
+
+    def _list(self, i: int) -> int:
+        stop = i + 1
+        while stop < len(self.lines):
+            if self._blank(stop) or self._indented(stop) or _LIST_ITEM.match(self.lines[stop]):
+                stop += 1
+            elif not self._blank(stop - 1):
+                stop += 1  # a continuation line of the item (lazy wrapping)
+            else:
+                break
+        start, end = self._span(i, stop)
+        cuts = self._cuts(i, stop, lambda k: not self._indented(k) and bool(_LIST_ITEM.match(self.lines[k])))
+        self.blocks.append(Block(start, end, "list", cuts=tuple(c for c in cuts if c < end)))
+        return stop
+
+    def _directive(self, i: int, name: str) -> int:
+        stop = self._indented_end(i + 1)
+        start, end = self._span(i, stop)
+        if name in _CODE_DIRECTIVES:
+            self.code.append((start, end))
+            self.blocks.append(Block(start, end, "code"))
+        else:
+            body = i + 1
+            while body < stop and self._blank(body):
+                body += 1
+            cuts = self._cuts(body, stop, lambda k: self._blank(k - 1) and not self._blank(k))
+            self.blocks.append(Block(start, end, "container", cuts=tuple(c for c in cuts if c < end)))
+        return stop
+
+    def _grid_table(self, i: int) -> int:
+        stop = i + 1
+        while stop < len(self.lines) and self.lines[stop][:1] in ("+", "|"):
+            stop += 1
+        header = next((k for k in range(i + 1, stop) if _GRID_HEADER.fullmatch(self.lines[k])), None)
+        body_from = header + 1 if header is not None else i + 1
+        cuts = tuple(self.offsets[k + 1] for k in range(body_from, stop - 2) if _GRID_BORDER.fullmatch(self.lines[k]))
+        self._table(i, stop, header, cuts)
+        return stop
+
+    def _simple_table(self, i: int) -> int:
+        borders = [i]
+        stop = i + 1
+        while stop < len(self.lines):
+            if _SIMPLE_BORDER.fullmatch(self.lines[stop]):
+                borders.append(stop)
+                if len(borders) >= 2 and self._blank(stop + 1):
+                    stop += 1
+                    break
+            stop += 1
+        header = borders[1] if len(borders) >= 3 else None
+        body_from = (header if header is not None else i) + 1
+        cuts = tuple(
+            self.offsets[k]
+            for k in range(body_from + 1, borders[-1])
+            if not self._blank(k) and not self.lines[k].startswith(" ") and k not in borders
+        )
+        self._table(i, stop, header, cuts)
+        return stop
+
+    def _table(self, first: int, stop: int, header: int | None, cuts: tuple[int, ...]) -> None:
+        start, end = self._span(first, stop)
+        header_end = self.offsets[header + 1] if header is not None else 0
+        cuts = tuple(c for c in cuts if max(start, header_end) < c < end)
+        self.tables.append((start, end))
+        self.blocks.append(Block(start, end, "table", cuts=cuts, header_end=header_end))

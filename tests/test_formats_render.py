@@ -1,0 +1,79 @@
+"""The Markdown-like renderings of single documents: what each format keeps and leaves out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextpull.parse import rst
+from contextpull.parse.rendering import Writer, pages_of
+
+
+def test_writer_escapes_text_that_would_read_as_markdown_structure() -> None:
+    writer = Writer()
+    writer.paragraph("# not a heading\n- not an item\n| not a table")
+    writer.table([["a|b", "c"], ["1", "2"]])
+    text = writer.rendering().text
+    assert text.startswith("\\# not a heading\n\\- not an item\n\\| not a table\n\n")
+    assert "| a\\|b | c |\n|---|---|\n| 1 | 2 |" in text
+
+
+def test_pages_of_names_the_pages_a_slice_has_text_from() -> None:
+    writer = Writer()
+    writer.page(1)
+    writer.paragraph("first page")
+    writer.page(2)
+    writer.table([["h"], ["row on 2"], ["row on 3"]], page_of_row=[2, 3])
+    rendering = writer.rendering()
+    assert pages_of(rendering, 0, len(rendering.text)) == (1, 3)
+    start = rendering.text.index("| row on 3")
+    assert pages_of(rendering, start, len(rendering.text)) == (3, 3)
+    assert pages_of(rendering, 0, 12) == (1, 1)  # "first page\n\n": trailing blank lines do not count
+
+
+def test_html_keeps_a_page_header_with_the_title_and_reads_definition_lists() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    page = """<html><body><header class="site">Site banner</header>
+    <article><header><h1>Config</h1></header>
+    <dl class="py function"><dt>load(path)</dt><dd><p>Reads the file.</p><pre>load("a.toml")</pre></dd></dl>
+    <div class="admonition note"><p class="admonition-title">Note</p><ul><li><p>Nested once.</p></li></ul></div>
+    </article></body></html>"""
+    text = html.render(page).text
+    assert text.startswith('# Config\n\n**load(path)**\n\nReads the file.\n\n```\nload("a.toml")\n```')
+    assert "> **Note:** Nested once.\n" in text and text.count("Nested once.") == 1
+    assert "Site banner" not in text
+
+
+def test_xlsx_title_rows_above_the_header_are_paragraphs(tmp_path: Path) -> None:
+    openpyxl = pytest.importorskip("openpyxl", reason="needs the office extra")
+    from contextpull.parse import xlsx
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    sheet.append(["Budget 2026 (draft)"])
+    sheet.append([])
+    sheet.append(["Team", "Q1", "Q2"])
+    sheet.append(["Core", 10, 12.0])
+    book.save(tmp_path / "b.xlsx")
+    text = xlsx.render((tmp_path / "b.xlsx").read_bytes()).text
+    assert text == "# Budget\n\nBudget 2026 (draft)\n\n| Team | Q1 | Q2 |\n|---|---|---|\n| Core | 10 | 12 |\n\n"
+
+
+def test_rst_grid_table_parts_start_at_a_row_and_the_header_ends_at_the_equals_border() -> None:
+    rows = "".join(f"| r{n:<3} | {n:<4} |\n+------+------+\n" for n in range(3))
+    text = "Table\n=====\n\n+------+------+\n| Name | Max  |\n+======+======+\n" + rows
+    outline = rst.outline(text)
+    table = next(block for block in outline.blocks if block.kind == "table")
+    assert text[table.start : table.header_end].endswith("+======+======+\n")
+    assert [text[cut : cut + 5] for cut in table.cuts] == ["| r1 ", "| r2 "]
+    assert outline.tables == ((table.start, table.start + len(text) - text.index("+------+------+\n| Name")),)
+
+
+def test_rst_title_levels_follow_the_order_adornment_styles_appear() -> None:
+    text = "=====\nTitle\n=====\n\nAlpha\n-----\n\nBeta\n~~~~~~\n\nGamma\n-----\n\nbody\n"
+    headings = [(b.level, b.heading) for b in rst.outline(text).blocks if b.kind == "heading"]
+    assert headings == [(1, "Title"), (2, "Alpha"), (3, "Beta"), (2, "Gamma")]
