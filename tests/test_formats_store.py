@@ -25,7 +25,7 @@ def _as_format_1_0(store_path: Path) -> None:
     with sqlite3.connect(store_path) as conn:
         conn.execute("ALTER TABLE sections DROP COLUMN first_page")
         conn.execute("ALTER TABLE sections DROP COLUMN last_page")
-        conn.execute("DELETE FROM migrations WHERE name = 'm003_section_pages'")
+        conn.execute("DELETE FROM migrations WHERE name = 'm005_section_pages'")
         conn.execute("UPDATE meta SET value = '1.0' WHERE key = 'format_version'")
     conn.close()
 
