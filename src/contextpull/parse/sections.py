@@ -28,6 +28,7 @@ from typing import Literal
 
 from mdinline import plain_text
 
+from ..names import printable
 from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
 from . import markdown, plaintext
@@ -65,13 +66,13 @@ def format_for(path: str) -> Format | None:
 def parse_document(path: str, text: str, settings: SectionSettings, *, format: Format) -> ParsedDocument:
     """Parse and section ``text`` (decoded, newline-normalised), the contents of ``path``."""
     outline = markdown.outline(text) if format == "markdown" else plaintext.outline(text)
-    title = _title(path, outline)
+    title = printable(_title(path, outline))
     sections = _Sectioner(path, text, outline, settings, title).sections()
     return ParsedDocument(
         path=path,
         text=text,
         title=title,
-        summary=_summary(title, outline.lead, format),
+        summary=printable(_summary(title, outline.lead, format)),
         metadata=outline.metadata,
         sections=sections,
         format=format,
@@ -130,8 +131,9 @@ class _Sectioner:
     def _by_heading(self) -> list[tuple[_Piece, list[Block]]]:
         blocks = self.outline.blocks
         has_h1 = any(block.kind == "heading" and block.level == 1 for block in blocks)
-        root = (self.outline.title,) if self.outline.title and not has_h1 else ()
-        preamble = (self.outline.title,) if self.outline.title else ()
+        title = printable(self.outline.title or "")
+        root = (title,) if title and not has_h1 else ()
+        preamble = (title,) if title else ()
         out: list[tuple[_Piece, list[Block]]] = []
         stack: list[tuple[int, str]] = []
         current: list[Block] = []
@@ -143,7 +145,7 @@ class _Sectioner:
                     out.append((_Piece(current[0].start, current[-1].end, path, named), current))
                 while stack and stack[-1][0] >= block.level:
                     stack.pop()
-                stack.append((block.level, block.heading))
+                stack.append((block.level, printable(block.heading)))
                 path, named, current = root + tuple(h for _, h in stack), True, []
             current.append(block)
         if current:
