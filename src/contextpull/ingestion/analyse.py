@@ -27,6 +27,7 @@ from ..records import ParsedDocument
 from ..section_terms import FtsValues, fts_values
 from ..settings import SectionSettings
 from .discover import FoundFile
+from .limits import FileSkipped, check_lines, check_sections, deadline, read_file
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -54,22 +55,31 @@ def sha256(data: bytes) -> str:
 
 
 def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
-    """Read, decode, section and analyse ``found``; never raises for bad content."""
+    """Read, decode, section and analyse ``found``; never raises for bad content.
+
+    A file over one of ``settings.limits`` is skipped with a reason naming the limit.
+    """
+    limits = settings.limits
     try:
-        data = found.location.read_bytes()
-    except OSError as err:
-        return Analysed(found.path, "", 0, reason=f"cannot read file ({err.strerror or err})")
+        data = read_file(found.location, limits)
+    except FileSkipped as err:
+        return Analysed(found.path, "", 0, reason=err.reason)
     digest = sha256(data)
     try:
-        text = decode_bytes(data, found.path)
+        with deadline(limits):
+            text = decode_bytes(data, found.path)
+            if not text.strip():
+                return Analysed(found.path, digest, len(data), reason=EMPTY)
+            check_lines(text, limits)
+            doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
+            if not doc.sections:
+                return Analysed(found.path, digest, len(data), reason=EMPTY)
+            check_sections(len(doc.sections), limits)
+            fts = tuple(fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections)
     except Undecodable as err:
         return Analysed(found.path, digest, len(data), reason=err.reason)
-    if not text.strip():
-        return Analysed(found.path, digest, len(data), reason=EMPTY)
-    doc = parse_document(found.path, text, settings, format=found.format)  # type: ignore[arg-type]
-    if not doc.sections:
-        return Analysed(found.path, digest, len(data), reason=EMPTY)
-    fts = tuple(fts_values(s.heading_path, s.text, s.table_header) for s in doc.sections)
+    except FileSkipped as err:
+        return Analysed(found.path, digest, len(data), reason=err.reason)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
 

@@ -32,8 +32,9 @@ from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.writer import StoreWriter
-from .analyse import Analysed, analyse_all, default_workers, sha256
+from .analyse import Analysed, analyse_all, default_workers
 from .discover import FoundFile, discover
+from .limits import FileSkipped, digest_file
 
 DEFAULT_SETTINGS = SectionSettings()
 
@@ -102,9 +103,9 @@ def ingest(
     hashes: dict[str, str] = {}
     for f in found.files:
         try:
-            hashes[f.path] = sha256(f.location.read_bytes())
-        except OSError as err:
-            report.skipped.append((f.path, f"cannot read file ({err.strerror or err})"))
+            hashes[f.path] = digest_file(f.location, settings.limits)
+        except FileSkipped as err:
+            report.skipped.append((f.path, err.reason))
     files = [f for f in found.files if f.path in hashes]
     state = _StoredState.load(store_path)
     if state is not None and state.matches(hashes, settings, index_budget):
