@@ -100,6 +100,8 @@ def render(report: IngestReport) -> str:
         ),
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
+    if report.set_aside:
+        lines.append(f"  the damaged store was rebuilt; the old file is kept at {report.set_aside}")
     by_reason: dict[str, list[str]] = {}
     for path, reason in report.skipped:
         by_reason.setdefault(reason, []).append(path)

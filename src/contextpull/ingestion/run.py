@@ -12,12 +12,15 @@ Guarantees:
   budget) opens no write transaction at all: the store file is not touched
   and the index text is byte-identical;
 * every file left out is reported with a reason; nothing in the corpus can
-  make an ingest crash.
+  make an ingest crash;
+* a damaged store (SQLite's ``quick_check`` fails, or a page errors while
+  writing) is renamed aside, kept for inspection, and rebuilt from the corpus.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -26,11 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import FormatVersionError
+from ..errors import FormatVersionError, StoreCorrupt
 from ..index import DEFAULT_BUDGET, build_index
 from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
+from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
 from .analyse import Analysed, analyse_all, default_workers
 from .discover import FoundFile, discover
@@ -60,6 +64,7 @@ class IngestReport:
     index_tokens: int = 0
     fingerprint: str = ""
     wrote: bool = False  # False when the corpus was unchanged and nothing was written
+    set_aside: str = ""  # where a damaged store was moved before this ingest rebuilt it
     elapsed_s: float = 0.0
 
     def skipped_by_reason(self) -> dict[str, int]:
@@ -107,14 +112,33 @@ def ingest(
         except FileSkipped as err:
             report.skipped.append((f.path, err.reason))
     files = [f for f in found.files if f.path in hashes]
-    state = _StoredState.load(store_path)
-    if state is not None and state.matches(hashes, settings, index_budget):
-        _report_unchanged(report, state, files)
-    else:
+    seen_skips = list(report.skipped)
+    try:
+        state = _StoredState.load(store_path)
+        if state is not None and state.matches(hashes, settings, index_budget):
+            _report_unchanged(report, state, files)
+        else:
+            _write(report, store_path, files, hashes, settings, index_budget, progress, workers)
+    except StoreCorrupt:
+        kept = _set_aside(store_path)
+        report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
+        report.documents_seen = len(found.files)
         _write(report, store_path, files, hashes, settings, index_budget, progress, workers)
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
     return report
+
+
+def _set_aside(store_path: Path) -> Path:
+    """Rename a damaged store (and its WAL files) to ``<name>.damaged-<UTC time>``; return the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    kept = store_path.with_name(f"{store_path.name}.damaged-{stamp}")
+    for suffix in ("-wal", "-shm"):
+        side = store_path.with_name(store_path.name + suffix)
+        if side.exists():
+            os.replace(side, kept.with_name(kept.name + suffix))
+    os.replace(store_path, kept)
+    return kept
 
 
 def _store_files(store_path: Path) -> list[Path]:
@@ -146,7 +170,9 @@ class _StoredState:
             store = Store.open(store_path)
         except FormatVersionError:
             return None  # rebuilt by the writer
-        with store:
+        with store, damage_reported(store_path):
+            if not store.intact():
+                raise StoreCorrupt(f"{store_path} failed SQLite's quick_check")
             return cls(store.document_hashes(), store.skipped_files(), store.all_meta())
 
     def matches(self, hashes: dict[str, str], settings: SectionSettings, budget: int) -> bool:
