@@ -87,7 +87,6 @@ def discover(root: Path, *, exclude: Iterable[Path] = ()) -> Discovery:
     return walk.result
 
 
-
 def _unreadable(root: Path, why: str) -> UnreadableCorpus:
     return UnreadableCorpus(
         f"cannot read corpus folder {root}: {why}",
