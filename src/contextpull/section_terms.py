@@ -24,4 +24,15 @@ def fts_values(heading_path: Iterable[str], text: str, table_header: str | None 
     the section's own text.
     """
     body = f"{table_header}{text}" if table_header else text
-    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(body), text.casefold()
+    return index_text(HEADING_SEPARATOR.join(heading_path)), index_text(body), trigram_text(text)
+
+
+def trigram_text(text: str) -> str:
+    """What the trigram index holds for ``text``: case-folded, NUL written as a space.
+
+    The trigram tokenizer reads text as a C string and stopped at the first
+    NUL, so grep's candidates missed everything after it. A space instead can
+    only add candidates (grep verifies each against the real text), and a
+    pattern that itself holds a NUL is never looked up by trigram.
+    """
+    return text.casefold().replace("\x00", " ")
