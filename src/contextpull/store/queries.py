@@ -135,6 +135,19 @@ def documents_matching(conn: sqlite3.Connection, patterns: Sequence[str]) -> lis
     return [doc_id for (doc_id,) in conn.execute(sql, params)]
 
 
+def in_documents(rowid: str) -> str:
+    """SQL: ``rowid`` is a section of the documents listed in a JSON array parameter.
+
+    The unary ``+`` keeps the constraint away from the FTS5 planner: given a
+    plain ``rowid IN (...)`` it drove the query from that list, one index
+    lookup per section, and ``search --in '*'`` took 32 s on 30k sections
+    against 24 ms unfiltered. With ``+`` the MATCH drives and the list only
+    filters its rows, so a filter costs about what the unfiltered query costs
+    (tests/test_reliability_filters.py).
+    """
+    return f"+{rowid} IN (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
+
+
 def scored_matches(
     conn: sqlite3.Connection,
     match: FtsQuery,
@@ -150,9 +163,7 @@ def scored_matches(
     """
     doc_filter, params = "", [*weights, match]
     if doc_ids is not None:
-        doc_filter = (
-            "AND sections_fts.rowid IN (SELECT id FROM sections WHERE doc_id IN (SELECT value FROM json_each(?)))"
-        )
+        doc_filter = "AND " + in_documents("sections_fts.rowid")
         params.append(json.dumps(list(doc_ids)))
     sql = f"""
         SELECT rowid, bm25(sections_fts, ?, ?) FROM sections_fts
