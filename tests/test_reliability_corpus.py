@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
+from contextpull.errors import UnknownSection
 from contextpull.ingestion.run import ingest
 from contextpull.names import corpus_path, path_bytes, printable
 from contextpull.ops.operations import Ops
 from contextpull.records import split_section_id
 from contextpull.tools.instructions import server_instructions
-from contextpull.errors import UnknownSection
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names and FIFOs")
 

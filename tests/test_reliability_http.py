@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from server_support import ServerProcess, copy_corpus, http_server
 
 from contextpull.ingestion.run import default_store_path, ingest
+from server_support import ServerProcess, copy_corpus, http_server
 
 INITIALIZE = {
     "jsonrpc": "2.0",

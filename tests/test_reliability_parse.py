@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from contextpull.parse.decode import Undecodable, decode_bytes
+from contextpull.parse.decode import decode_bytes
 from contextpull.parse.markdown import MAX_METADATA_CHARS, outline
 from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings

@@ -13,8 +13,8 @@ from typing import Any
 from ..errors import BadArgument, ContextPullError
 from ..paths import default_store_path
 from ..server.http_guard import TOKEN_ENV
-from ..server.launch import http_entry, stdio_entry
 from ..server.http_limits import HttpLimits
+from ..server.launch import http_entry, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar

@@ -26,7 +26,7 @@ from types import FrameType
 
 from ..settings import FileLimits
 
-__all__ = ["FileSkipped", "deadline", "digest_file", "read_file", "check_lines", "check_sections"]
+__all__ = ["FileSkipped", "check_lines", "check_sections", "deadline", "digest_file", "read_file"]
 
 _CHUNK = 1 << 20
 

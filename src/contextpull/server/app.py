@@ -41,11 +41,11 @@ from .._version import __version__
 from ..errors import ContextPullError
 from ..ops.operations import Ops
 from ..store.connection import file_identity
-from ..tools.instructions import server_instructions
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
+from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
 from .http_guard import BearerTokenGuard
-from .http_limits import HttpLimits, SessionEvictor, guarded_protocol
+from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol
 
 SERVER_NAME = "contextpull"
 INDEX_URI = "contextpull://index"
@@ -261,7 +261,7 @@ def http_app(
     token: str | None = None,
     allowed_hosts: Iterable[str] = (),
     stateless: bool = False,
-    limits: HttpLimits = HttpLimits(),
+    limits: HttpLimits = DEFAULT_LIMITS,
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app at ``/mcp`` with the shared-deployment guards.
 
@@ -298,7 +298,7 @@ def http_app(
     return BearerTokenGuard(app, token) if token else app
 
 
-def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits = HttpLimits()) -> None:
+def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits = DEFAULT_LIMITS) -> None:
     """Serve ``app`` on an already bound socket until SIGINT/SIGTERM, with the connection limits."""
     config = uvicorn.Config(
         app,
@@ -306,6 +306,6 @@ def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits = HttpLimit
         access_log=False,
         timeout_graceful_shutdown=3,
         http=guarded_protocol(limits),
-        timeout_keep_alive=int(math.ceil(limits.keep_alive_s)),
+        timeout_keep_alive=math.ceil(limits.keep_alive_s),
     )
     uvicorn.Server(config).run(sockets=[sock])

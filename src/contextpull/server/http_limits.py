@@ -57,6 +57,9 @@ class HttpLimits:
         return self.max_connections or min(1024, _descriptor_cap())
 
 
+DEFAULT_LIMITS = HttpLimits()
+
+
 def guarded_protocol(limits: HttpLimits) -> type[H11Protocol]:
     """uvicorn's h11 protocol with a header deadline and a connection cap."""
     import h11

@@ -32,8 +32,8 @@ from ..ops.operations import (
     Ops,
 )
 from ..ops.snippets import DEFAULT_SNIPPET
-from .instructions import CITE
 from .budget import DEFAULT_MAX_RESULT_CHARS, fit
+from .instructions import CITE
 
 Schema = dict[str, Any]
 #: bounds of read's ``offset``: the size cap of a stored section is the file size limit
