@@ -19,6 +19,7 @@ import os
 import signal
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -116,9 +117,12 @@ def deadline(limits: FileLimits) -> Iterator[None]:
         raise FileSkipped(f"took longer than {limits.time_s:g} s (time_s)")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, limits.time_s)
+    started = time.monotonic()
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, limits.time_s)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:  # a caller's own timer was running: give it back what is left of it
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 0.001))
