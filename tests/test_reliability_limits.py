@@ -75,3 +75,11 @@ def test_a_file_swapped_for_a_fifo_after_discovery_does_not_block(tmp_path):
     with pytest.raises(FileSkipped, match="not a regular file"):
         read_file(tmp_path / "pipe.md", FileLimits())
     assert time.perf_counter() - started < 5
+
+
+def test_limits_hold_in_worker_processes_too(make_corpus, tmp_path):
+    root = make_corpus({"good.md": GOOD, "lines.txt": "line\n" * 500})
+    settings = SectionSettings(limits=FileLimits(max_lines=400))
+    report = ingest(root, tmp_path / "store.sqlite", settings, workers=2)
+    assert dict(report.skipped)["lines.txt"] == "more than 400 lines (max_lines)"
+    assert report.added == 1
