@@ -54,6 +54,18 @@ class FormatVersionError(StoreError):
     code = "format_version"
 
 
+class StoreCorrupt(StoreError):
+    """The store file is damaged (a page fails SQLite's checks)."""
+
+    code = "store_corrupt"
+
+
+class StoreUnwritable(StoreError):
+    """The store cannot be created or written at the given path."""
+
+    code = "store_unwritable"
+
+
 class StoreLocked(StoreError):
     """Another process holds the write lock on the store."""
 

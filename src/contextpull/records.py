@@ -18,9 +18,13 @@ def split_section_id(sid: str) -> tuple[str, int]:
     """Inverse of :func:`section_id`; raises ValueError when ``sid`` has no ``#ordinal``.
 
     Splits on the *last* ``#`` so that paths containing ``#`` still round-trip.
+    The ordinal must be written as :func:`section_id` writes it (ASCII
+    digits, no leading zero), so each section has exactly one id: ``#٣``,
+    ``#３`` and ``#03`` are not ids.
     """
     doc, sep, ordinal = sid.rpartition("#")
-    if not sep or not doc or not ordinal.isdigit():
+    canonical = ordinal.isascii() and ordinal.isdigit() and (ordinal == "0" or ordinal[0] != "0")
+    if not sep or not doc or not canonical:
         raise ValueError(f"not a section id: {sid!r}")
     return doc, int(ordinal)
 

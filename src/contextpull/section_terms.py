@@ -46,5 +46,16 @@ def search_fields(
         index_text(f"{title}\n{path}"),
         " ".join(identifiers(heading + "\n" + body)),
         index_text(body),
-        text.casefold(),
+        trigram_text(text),
     )
+
+
+def trigram_text(text: str) -> str:
+    """What the trigram index holds for ``text``: case-folded, NUL written as a space.
+
+    The trigram tokenizer reads text as a C string and stopped at the first
+    NUL, so grep's candidates missed everything after it. A space instead can
+    only add candidates (grep verifies each against the real text), and a
+    pattern that itself holds a NUL is never looked up by trigram.
+    """
+    return text.casefold().replace("\x00", " ")

@@ -11,7 +11,10 @@ list (``{#id}``) goes, backslash escapes and entities become their characters.
 Whitespace runs become one space.
 
 Regex-based on purpose: it runs on every heading and must stay cheap, and text
-without any markup character takes a fast path.
+without any markup character takes a fast path. Only the first
+:data:`INLINE_LIMIT` characters are read: some patterns below backtrack, and a
+100 KB heading of ``[`` took 45 s before the cap (docs/reliability.md); with
+it a call costs a bounded time whatever the input.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import html
 import re
 
+#: no heading, summary or table key needs more; it bounds the regexes' cost per call
+INLINE_LIMIT = 1000
 _MARKUP = re.compile(r"[`*_~<>\[\]{}!\\&]")
 _ATTR_LIST = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
@@ -33,7 +38,11 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def plain_text(source: str) -> str:
-    """``source`` without inline Markdown markup, whitespace collapsed; code-span contents untouched."""
+    """``source`` without inline Markdown markup, whitespace collapsed; code-span contents untouched.
+
+    Only the first :data:`INLINE_LIMIT` characters of ``source`` are read.
+    """
+    source = source[:INLINE_LIMIT]
     if not _MARKUP.search(source):
         return " ".join(source.split())
     spans: list[str] = []

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import STORE_ENV, env_store_path
-from ..settings import SectionSettings
+from ..settings import FileLimits, SectionSettings
 from .common import add_json_option, emit
 from .progress import progress_bar
 
@@ -41,6 +41,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("--index-budget", 3000, "token budget of the index text"),
     ):
         parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})")
+    limits = defaults.limits
+    for flag, default, meaning in (
+        ("--max-file-bytes", limits.max_bytes, "skip files larger than this many bytes"),
+        ("--max-file-lines", limits.max_lines, "skip files with more lines"),
+        ("--max-file-sections", limits.max_sections, "skip files that make more sections"),
+    ):
+        parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default:,})")
+    parser.add_argument(
+        "--file-seconds",
+        type=float,
+        default=limits.time_s,
+        metavar="S",
+        help=f"skip a file that takes longer to parse (default {limits.time_s:g})",
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -68,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
 
     parser: argparse.ArgumentParser = args.parser
     try:
-        settings = SectionSettings(args.max_depth, args.max_chars, args.min_chars)
+        limits = FileLimits(args.max_file_bytes, args.max_file_lines, args.max_file_sections, args.file_seconds)
+        settings = SectionSettings(args.max_depth, args.max_chars, args.min_chars, limits)
     except ValueError as err:
         parser.error(str(err))
     if args.index_budget < 0 or args.jobs < 0:
@@ -106,6 +121,8 @@ def render(report: IngestReport) -> str:
             f"  vectors: {report.vectors:,} ({report.embed_model}); embedded {report.vectors_embedded:,},"
             f" kept {report.vectors_reused:,} of re-stored sections"
         )
+    if report.set_aside:
+        lines.append(f"  the damaged store was rebuilt; the old file is kept at {report.set_aside}")
     by_reason: dict[str, list[str]] = {}
     for path, reason in report.skipped:
         by_reason.setdefault(reason, []).append(path)

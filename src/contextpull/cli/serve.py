@@ -13,7 +13,9 @@ from typing import Any
 from ..errors import BadArgument, ContextPullError
 from ..paths import default_store_path
 from ..server.http_guard import TOKEN_ENV
+from ..server.http_limits import HttpLimits
 from ..server.launch import http_entry, stdio_entry
+from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
 
@@ -54,6 +56,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--log",
         action="store_true",
         help="write one line per tool call (tool, arguments, result size, ms) to stderr",
+    )
+    serve.add_argument(
+        "--max-result-chars",
+        type=int,
+        default=DEFAULT_MAX_RESULT_CHARS,
+        metavar="N",
+        help=f"cut any tool result longer than this, saying how to read on (default {DEFAULT_MAX_RESULT_CHARS:,})",
+    )
+    limits = HttpLimits()
+    for flag, default, meaning in (
+        ("--header-timeout", limits.header_timeout_s, "seconds a connection has to send its request headers"),
+        ("--keep-alive", limits.keep_alive_s, "seconds an idle connection stays open"),
+        ("--session-idle", limits.session_idle_s, "seconds an MCP session may sit unused before it ends"),
+    ):
+        serve.add_argument(
+            flag, type=float, default=default, metavar="S", help=f"HTTP only: {meaning} (default {default:g})"
+        )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=0,
+        metavar="N",
+        help="HTTP only: open connections at most (default 0: half the descriptor limit, at most 1,024)",
+    )
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=limits.max_sessions,
+        metavar="N",
+        help=f"HTTP only: open MCP sessions at most; the least recently used idle one makes room (default {limits.max_sessions})",
     )
     serve.set_defaults(func=run_serve)
 
@@ -100,7 +132,15 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     store_path = _store_for(_target(args))
     log = server.CallLog(sys.stderr) if args.log else None
-    mcp_server = server.build_server(store_path, log=log)
+    if args.max_result_chars < 1000:
+        raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
+    try:
+        limits = HttpLimits(
+            args.header_timeout, args.keep_alive, args.max_connections, args.session_idle, args.max_sessions
+        )
+    except ValueError as err:
+        raise BadArgument(str(err), "pass positive numbers") from None
+    mcp_server = server.build_server(store_path, log=log, max_result_chars=args.max_result_chars)
     if args.transport == "stdio":
         server.serve_stdio(mcp_server)
         return 0
@@ -114,7 +154,13 @@ def run_serve(args: argparse.Namespace) -> int:
         ) from None
     host, port = args.host, sock.getsockname()[1]
     app = server.http_app(
-        mcp_server, host=host, port=port, token=token, allowed_hosts=args.allow_host, stateless=args.stateless
+        mcp_server,
+        host=host,
+        port=port,
+        token=token,
+        allowed_hosts=args.allow_host,
+        stateless=args.stateless,
+        limits=limits,
     )
     auth = "bearer token required" if token else "no token"
     print(
@@ -122,7 +168,7 @@ def run_serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    server.serve_http(app, sock)
+    server.serve_http(app, sock, limits)
     return 0
 
 

@@ -28,6 +28,7 @@ from ..section_terms import SearchFields, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
 from .isolate import Isolated
+from .limits import FileSkipped, check_lines, check_sections, deadline, read_file
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -55,11 +56,15 @@ def sha256(data: bytes) -> str:
 
 
 def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
-    """Read, decode, section and analyse ``found``; never raises for bad content."""
+    """Read, decode, section and analyse ``found``; never raises for bad content.
+
+    A file over one of ``settings.limits`` is skipped with a reason naming the limit.
+    """
+    limits = settings.limits
     try:
-        data = found.location.read_bytes()
-    except OSError as err:
-        return Analysed(found.path, "", 0, reason=f"cannot read file ({err.strerror or err})")
+        data = read_file(found.location, limits)
+    except FileSkipped as err:
+        return Analysed(found.path, "", 0, reason=err.reason)
     digest = sha256(data)
     if not data.strip():
         return Analysed(found.path, digest, len(data), reason=EMPTY)
@@ -68,10 +73,12 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
         return Analysed(found.path, digest, len(data), reason=missing)
     try:
         doc = _parse(found, data, settings)
-    except Unparseable as err:
+        if not doc.text.strip() or not doc.sections:
+            return Analysed(found.path, digest, len(data), reason=EMPTY)
+        check_lines(doc.text, limits)
+        check_sections(len(doc.sections), limits)
+    except (Unparseable, FileSkipped) as err:
         return Analysed(found.path, digest, len(data), reason=err.reason)
-    if not doc.text.strip() or not doc.sections:
-        return Analysed(found.path, digest, len(data), reason=EMPTY)
     fts = tuple(search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
@@ -81,14 +88,23 @@ _isolated: Isolated | None = None
 
 
 def _parse(found: FoundFile, data: bytes, settings: SectionSettings) -> ParsedDocument:
-    """Section one file; third-party parsers run in this process's child under a time limit."""
+    """Section one file under the per-file time limit.
+
+    Third-party parsers run in this process's child, which the child's own
+    timer stops (a signal cannot interrupt their C code); everything else runs
+    here under :func:`deadline`.
+    """
     global _isolated
+    limits = settings.limits
     if not formats.spec(found.format).isolated:
-        return formats.parse_bytes(found.path, data, settings, found.format)
-    if _isolated is None:
-        _isolated = Isolated()
+        with deadline(limits):
+            return formats.parse_bytes(found.path, data, settings, found.format)
+    if _isolated is None or _isolated.time_limit != limits.time_s:
+        close_isolated()
+        _isolated = Isolated(time_limit=limits.time_s)
     rendering = _isolated.call(formats.render, found.format, data)
-    return formats.parse_rendering(found.path, rendering, settings, found.format)
+    with deadline(limits):
+        return formats.parse_rendering(found.path, rendering, settings, found.format)
 
 
 def close_isolated() -> None:

@@ -7,13 +7,17 @@ their own folder and below (negation, directory patterns, deeper files
 overriding shallower ones; a file inside an ignored folder cannot be
 re-included, as in git); a symlink is followed only when its target lies
 inside the root, and a folder is entered at most once, so symlink loops
-end. Files of a type no parser reads, unreadable folders and refused
-symlinks are reported with a reason instead of failing the walk.
+end. Files of a type no parser reads, unreadable folders, refused
+symlinks, non-regular files (FIFOs, sockets, devices) and ignore rules that
+are not valid patterns are reported with a reason instead of failing the
+walk. Paths are stored as :func:`contextpull.names.corpus_path` gives them
+(printable, reversible), whatever bytes the file system holds.
 """
 
 from __future__ import annotations
 
 import os
+import stat as stat_kinds
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +25,7 @@ from pathlib import Path
 import pathspec
 
 from ..errors import UnreadableCorpus
+from ..names import corpus_path
 from ..parse.formats import format_for
 
 IGNORE_FILE = ".contextpullignore"
@@ -30,6 +35,12 @@ OUTSIDE_ROOT = "symlink points outside the corpus"
 BROKEN_LINK = "broken symlink"
 SEEN_FOLDER = "symlink to a folder already included (loop or duplicate)"
 UNREADABLE_FOLDER = "folder cannot be listed"
+_NOT_REGULAR = {
+    stat_kinds.S_IFIFO: "FIFO",
+    stat_kinds.S_IFSOCK: "socket",
+    stat_kinds.S_IFCHR: "character device",
+    stat_kinds.S_IFBLK: "block device",
+}
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,10 @@ class _Walk:
 
     def folder(self, location: Path, prefix: str, entries: list[os.DirEntry[str]], specs: list[_Spec]) -> None:
         if any(e.name == IGNORE_FILE for e in entries):
-            specs = [*specs, (prefix, _read_spec(location / IGNORE_FILE))]
+            spec, refused = _read_spec(location / IGNORE_FILE)
+            specs = [*specs, (prefix, spec)]
+            where = corpus_path(prefix + IGNORE_FILE)
+            self.result.skipped.extend((where, f"line {n}: not a valid pattern ({line!r})") for n, line in refused)
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -112,21 +126,25 @@ class _Walk:
         if entry.is_symlink():
             target = os.path.realpath(entry.path)
             if not _inside(target, self.root):
-                self.result.skipped.append((rel, OUTSIDE_ROOT))
+                self.result.skipped.append((corpus_path(rel), OUTSIDE_ROOT))
                 return
             if not os.path.exists(target):
-                self.result.skipped.append((rel, BROKEN_LINK))
+                self.result.skipped.append((corpus_path(rel), BROKEN_LINK))
                 return
         if entry.is_dir():
             self.subfolder(Path(entry.path), rel, specs, linked=target != entry.path)
-        elif entry.is_file() and not _ignored(rel, specs):
+        elif _ignored(rel, specs):
+            return
+        elif entry.is_file():
             if os.path.realpath(entry.path) in self.exclude:
                 return
             fmt = format_for(rel)
             if fmt is None:
-                self.result.skipped.append((rel, UNSUPPORTED))
+                self.result.skipped.append((corpus_path(rel), UNSUPPORTED))
             else:
-                self.result.files.append(FoundFile(rel, Path(entry.path), fmt))
+                self.result.files.append(FoundFile(corpus_path(rel), Path(entry.path), fmt))
+        else:
+            self.result.skipped.append((corpus_path(rel), _not_regular(entry)))
 
     def subfolder(self, location: Path, rel: str, specs: list[_Spec], *, linked: bool) -> None:
         if _ignored(rel + "/", specs):
@@ -135,23 +153,47 @@ class _Walk:
         key = (stat.st_dev, stat.st_ino)
         if key in self.seen:
             if linked:
-                self.result.skipped.append((rel + "/", SEEN_FOLDER))
+                self.result.skipped.append((corpus_path(rel + "/"), SEEN_FOLDER))
             return
         self.seen.add(key)
         try:
             entries = _list(location)
         except OSError:
-            self.result.skipped.append((rel + "/", UNREADABLE_FOLDER))
+            self.result.skipped.append((corpus_path(rel + "/"), UNREADABLE_FOLDER))
             return
         self.folder(location, rel + "/", entries, specs)
 
 
-def _read_spec(path: Path) -> pathspec.GitIgnoreSpec:
+def _not_regular(entry: os.DirEntry[str]) -> str:
+    """Why a directory entry that is neither a folder nor a regular file is left out."""
+    try:
+        mode = entry.stat().st_mode
+    except OSError as err:
+        return f"cannot stat file ({err.strerror or err})"
+    kind = _NOT_REGULAR.get(stat_kinds.S_IFMT(mode), "special file")
+    return f"not a regular file ({kind})"
+
+
+def _read_spec(path: Path) -> tuple[pathspec.GitIgnoreSpec, list[tuple[int, str]]]:
+    """The rules of one ignore file, and ``(line number, line)`` of each rule that is no valid pattern.
+
+    git passes over a pattern it cannot read (``!``, a trailing ``\\``); so do we,
+    reporting it, instead of failing the whole ingest.
+    """
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         lines = []
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    valid: list[str] = []
+    refused: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, 1):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except ValueError:
+            refused.append((number, line))
+            continue
+        valid.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(valid), refused
 
 
 def _ignored(rel: str, specs: list[_Spec]) -> bool:

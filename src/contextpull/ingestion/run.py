@@ -14,12 +14,15 @@ Guarantees:
   budget) opens no write transaction at all: the store file is not touched
   and the index text is byte-identical;
 * every file left out is reported with a reason; nothing in the corpus can
-  make an ingest crash.
+  make an ingest crash;
+* a damaged store (SQLite's ``quick_check`` fails, or a page errors while
+  writing) is renamed aside, kept for inspection, and rebuilt from the corpus.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -28,17 +31,19 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import FormatVersionError
+from ..errors import FormatVersionError, StoreCorrupt
 from ..index import DEFAULT_BUDGET, build_index
 from ..parse.formats import parsers_fingerprint
 from ..paths import default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
+from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
 from ..terms import ANALYSIS_VERSION
 from . import vectors
-from .analyse import Analysed, analyse_all, default_workers, sha256
+from .analyse import Analysed, analyse_all, default_workers
 from .discover import FoundFile, discover
+from .limits import FileSkipped, digest_file
 
 DEFAULT_SETTINGS = SectionSettings()
 
@@ -68,6 +73,7 @@ class IngestReport:
     vectors: int = 0  # sections with a vector afterwards
     vectors_embedded: int = 0  # embedded by this ingest
     vectors_reused: int = 0  # re-stored sections that kept their vector (same heading path and text)
+    set_aside: str = ""  # where a damaged store was moved before this ingest rebuilt it
     elapsed_s: float = 0.0
 
     def skipped_by_reason(self) -> dict[str, int]:
@@ -121,20 +127,40 @@ def ingest(
     hashes: dict[str, str] = {}
     for f in found.files:
         try:
-            hashes[f.path] = sha256(f.location.read_bytes())
-        except OSError as err:
-            report.skipped.append((f.path, f"cannot read file ({err.strerror or err})"))
+            hashes[f.path] = digest_file(f.location, settings.limits)
+        except FileSkipped as err:
+            report.skipped.append((f.path, err.reason))
     files = [f for f in found.files if f.path in hashes]
-    state = _StoredState.load(store_path)
-    meta = state.meta if state is not None else {}
-    job = vectors.plan(embed, meta, str(store_path), reembed=reembed)
-    if state is not None and state.matches(hashes, settings, index_budget) and vectors.up_to_date(job, meta):
-        _report_unchanged(report, state, files)
-    else:
+    seen_skips = list(report.skipped)
+    try:
+        state = _StoredState.load(store_path)
+        meta = state.meta if state is not None else {}
+        job = vectors.plan(embed, meta, str(store_path), reembed=reembed)
+        if state is not None and state.matches(hashes, settings, index_budget) and vectors.up_to_date(job, meta):
+            _report_unchanged(report, state, files)
+        else:
+            _write(report, store_path, files, hashes, settings, index_budget, progress, workers, job, embed_progress)
+    except StoreCorrupt:
+        kept = _set_aside(store_path)
+        report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
+        report.documents_seen = len(found.files)
+        job = vectors.plan(embed, {}, str(store_path), reembed=reembed)
         _write(report, store_path, files, hashes, settings, index_budget, progress, workers, job, embed_progress)
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
     return report
+
+
+def _set_aside(store_path: Path) -> Path:
+    """Rename a damaged store (and its WAL files) to ``<name>.damaged-<UTC time>``; return the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    kept = store_path.with_name(f"{store_path.name}.damaged-{stamp}")
+    for suffix in ("-wal", "-shm"):
+        side = store_path.with_name(store_path.name + suffix)
+        if side.exists():
+            os.replace(side, kept.with_name(kept.name + suffix))
+    os.replace(store_path, kept)
+    return kept
 
 
 def _store_files(store_path: Path) -> list[Path]:
@@ -166,7 +192,9 @@ class _StoredState:
             store = Store.open(store_path)
         except FormatVersionError:
             return None  # rebuilt by the writer
-        with store:
+        with store, damage_reported(store_path):
+            if not store.intact():
+                raise StoreCorrupt(f"{store_path} failed SQLite's quick_check")
             return cls(store.document_hashes(), store.skipped_files(), store.all_meta())
 
     def matches(self, hashes: dict[str, str], settings: SectionSettings, budget: int) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import json
 import re
 from typing import Any
 
@@ -52,6 +53,12 @@ _DOCUSAURUS_CLOSE = re.compile(r" {0,3}(:{3,})[ \t]*$")
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _MDX_STATEMENT = re.compile(r"(?:import|export)\s")
 _SIMPLE_TYPES = (str, int, float, bool, type(None))
+#: front matter longer than this is not parsed (it still belongs to the text)
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+#: metadata larger than this as JSON is not stored (it is repeated in every search row)
+MAX_METADATA_CHARS = 16 * 1024
+#: a front matter title is a name the index shows, never a paragraph
+MAX_TITLE_CHARS = 1000
 
 #: the module, not the function of the same name its package exports
 gfm_table = importlib.import_module("markdown_it.rules_block.table")
@@ -149,7 +156,7 @@ class _Builder:
         self.metadata: dict[str, Any] = {}
         self.title: str | None = None
         self.lead = ""
-        self._fence_lines: set[int] | None = None
+        self._docusaurus_closers: dict[int, int] | None = None
 
     def build(self) -> Outline:
         groups = list(self._groups())
@@ -258,28 +265,36 @@ class _Builder:
 
     def _docusaurus_close(self, begin: int, colons: int) -> int | None:
         """The line closing a ``:::`` container opened on line ``begin``, outside code."""
-        if self._fence_lines is None:
-            self._fence_lines = {
-                number
-                for t in self.tokens
-                if t.type in ("fence", "code_block") and t.map
-                for number in range(t.map[0], t.map[1])
-            }
-        depth = 0
-        for number in range(begin, len(self.lines)):
-            if number in self._fence_lines:
+        if self._docusaurus_closers is None:
+            self._docusaurus_closers = self._match_docusaurus()
+        return self._docusaurus_closers.get(begin)
+
+    def _match_docusaurus(self) -> dict[int, int]:
+        """Opening line -> closing line of every closed ``:::`` container, in one pass.
+
+        Openers and closers nest like brackets, separately for each colon
+        count, so a stack per count pairs them all at once: scanning forward
+        from each opener instead was quadratic in a file of unclosed openers.
+        """
+        fence_lines = {
+            number
+            for t in self.tokens
+            if t.type in ("fence", "code_block") and t.map
+            for number in range(t.map[0], t.map[1])
+        }
+        open_at: dict[int, list[int]] = {}
+        closers: dict[int, int] = {}
+        for number, line in enumerate(self.lines):
+            if ":::" not in line or number in fence_lines:
                 continue
-            line = self.lines[number]
             opened = _DOCUSAURUS_OPEN.match(line)
-            if opened and len(opened.group(1)) == colons:
-                depth += 1
+            if opened:
+                open_at.setdefault(len(opened.group(1)), []).append(number)
                 continue
             closed = _DOCUSAURUS_CLOSE.match(line)
-            if closed and len(closed.group(1)) == colons:
-                depth -= 1
-                if depth == 0:
-                    return number
-        return None
+            if closed and open_at.get(len(closed.group(1))):
+                closers[open_at[len(closed.group(1))].pop()] = number
+        return closers
 
     def _add_container(self, begin: int, end: int) -> None:
         """A container block over lines ``[begin, end)``: cuts at its paragraph breaks."""
@@ -307,20 +322,42 @@ class _Builder:
         self.blocks.append(Block(self.offsets[begin], self.offsets[end], "container", cuts=tuple(cuts)))
 
     def _front_matter(self, source: str) -> None:
+        """Metadata from YAML front matter; on any problem, one ``front_matter_error`` entry.
+
+        Front matter is the corpus author's, so it is read defensively: above
+        :data:`MAX_FRONT_MATTER_CHARS` it is not parsed, aliases are refused
+        before loading (eight nested levels of them in 339 bytes expanded to
+        2 GB), and metadata whose JSON exceeds :data:`MAX_METADATA_CHARS` is
+        not stored. The front matter stays part of the text either way.
+        """
+        if len(source) > MAX_FRONT_MATTER_CHARS:
+            self.metadata = {"front_matter_error": f"front matter over {MAX_FRONT_MATTER_CHARS:,} characters not read"}
+            return
+        metadata: dict[str, Any] = {}
         try:
+            if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(source, Loader=_YAML_LOADER)):
+                self.metadata = {"front_matter_error": "front matter uses YAML aliases (not read)"}
+                return
             data = yaml.load(source, Loader=_YAML_LOADER)
+            if isinstance(data, dict):
+                metadata = {str(key): _json_safe(value) for key, value in data.items()}
         except yaml.YAMLError as exc:
             self.metadata = {"front_matter_error": " ".join(str(exc).split())[:300]}
+            return
+        except RecursionError:
+            self.metadata = {"front_matter_error": "front matter nested too deeply"}
             return
         if data is None:
             return
         if not isinstance(data, dict):
             self.metadata = {"front_matter_error": "front matter is not a mapping"}
             return
-        self.metadata = {str(key): _json_safe(value) for key, value in data.items()}
-        title = self.metadata.get("title")
+        title = metadata.get("title")
         if isinstance(title, (str, int, float)) and str(title).strip():
-            self.title = " ".join(str(title).split())
+            self.title = " ".join(str(title).split())[:MAX_TITLE_CHARS]
+        if len(json.dumps(metadata, ensure_ascii=False)) > MAX_METADATA_CHARS:
+            metadata = {"front_matter_error": f"front matter over {MAX_METADATA_CHARS:,} characters as JSON not stored"}
+        self.metadata = metadata
 
 
 def _json_safe(value: Any) -> Any:

@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 
 from mdinline import plain_text
 
+from ..names import printable
 from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
 from . import markdown, plaintext, rst
@@ -61,13 +62,13 @@ def parse_document(path: str, text: str, settings: SectionSettings, *, format: s
     ``format`` is one of :data:`SOURCE_SYNTAXES`.
     """
     outline = SOURCE_SYNTAXES[format](text)
-    title = _title(path, outline)
+    title = printable(_title(path, outline))
     sections = _Sectioner(path, text, outline, settings, title).sections()
     return ParsedDocument(
         path=path,
         text=text,
         title=title,
-        summary=_summary(title, outline.lead, format),
+        summary=printable(_summary(title, outline.lead, format)),
         metadata=outline.metadata,
         sections=sections,
         format=format,
@@ -126,8 +127,9 @@ class _Sectioner:
     def _by_heading(self) -> list[tuple[_Piece, list[Block]]]:
         blocks = self.outline.blocks
         has_h1 = any(block.kind == "heading" and block.level == 1 for block in blocks)
-        root = (self.outline.title,) if self.outline.title and not has_h1 else ()
-        preamble = (self.outline.title,) if self.outline.title else ()
+        title = printable(self.outline.title or "")
+        root = (title,) if title and not has_h1 else ()
+        preamble = (title,) if title else ()
         out: list[tuple[_Piece, list[Block]]] = []
         stack: list[tuple[int, str]] = []
         current: list[Block] = []
@@ -139,7 +141,7 @@ class _Sectioner:
                     out.append((_Piece(current[0].start, current[-1].end, path, named), current))
                 while stack and stack[-1][0] >= block.level:
                     stack.pop()
-                stack.append((block.level, block.heading))
+                stack.append((block.level, printable(block.heading)))
                 path, named, current = root + tuple(h for _, h in stack), True, []
             current.append(block)
         if current:

@@ -19,6 +19,7 @@ streamable HTTP. Guarantees:
 from __future__ import annotations
 
 import json
+import math
 import socket
 import threading
 import time
@@ -40,9 +41,11 @@ from .._version import __version__
 from ..errors import ContextPullError
 from ..ops.operations import Ops
 from ..store.connection import file_identity
+from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
 from .http_guard import BearerTokenGuard
+from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol
 
 SERVER_NAME = "contextpull"
 INDEX_URI = "contextpull://index"
@@ -69,8 +72,9 @@ class StoreReaders:
     Opening is checked once up front so a bad path fails before serving.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
         self.path = path
+        self.max_result_chars = max_result_chars
         Ops.open(path).close()
         self._local = threading.local()
 
@@ -97,7 +101,7 @@ class StoreReaders:
             ops = self.ops()
         except ContextPullError as err:
             return err.to_dict(), True
-        return call_json(ops, name, arguments)
+        return call_json(ops, name, arguments, max_chars=self.max_result_chars)
 
     def instructions(self) -> str:
         """The instructions a connecting client gets: pull discipline plus the current index."""
@@ -133,13 +137,16 @@ def mcp_tools() -> list[types.Tool]:
     ]
 
 
-def build_server(store_path: str | Path, *, log: CallLog | None = None) -> Server[Any]:
+def build_server(
+    store_path: str | Path, *, log: CallLog | None = None, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS
+) -> Server[Any]:
     """An MCP server over the store at ``store_path`` (opened read-only).
 
-    Raises the store errors (:class:`~contextpull.errors.StoreMissing` and
-    kin) at once if the file is not a readable store.
+    Each tool result's JSON is at most ``max_result_chars`` characters. Raises
+    the store errors (:class:`~contextpull.errors.StoreMissing` and kin) at
+    once if the file is not a readable store.
     """
-    readers = StoreReaders(Path(store_path))
+    readers = StoreReaders(Path(store_path), max_result_chars)
     tools = mcp_tools()
 
     async def list_tools(
@@ -254,6 +261,7 @@ def http_app(
     token: str | None = None,
     allowed_hosts: Iterable[str] = (),
     stateless: bool = False,
+    limits: HttpLimits = DEFAULT_LIMITS,
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app at ``/mcp`` with the shared-deployment guards.
 
@@ -262,7 +270,10 @@ def http_app(
     (with this port or none, as behind a proxy on a default port). Bodies
     over :data:`MAX_REQUEST_BYTES` get 413; with a ``token`` every request
     needs ``Authorization: Bearer <token>``. Answers are single JSON bodies
-    rather than SSE streams: no tool streams progress.
+    rather than SSE streams: no tool streams progress. Sessions expire and
+    are evicted as :class:`~contextpull.server.http_limits.HttpLimits` says;
+    eviction sits behind the token check, so only a client with the token can
+    displace a session.
     """
     local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
     extra = [form for name in allowed_hosts for form in (url_host(name), f"{url_host(name)}:{port}")]
@@ -277,13 +288,24 @@ def http_app(
         json_response=True,
         stateless_http=stateless,
         max_request_body_size=MAX_REQUEST_BYTES,
+        session_idle_timeout=limits.session_idle_s,
+        max_sessions=limits.max_sessions + 1,
         transport_security=security,
         host=host,
     )
+    if not stateless:
+        app = SessionEvictor(app, server.session_manager, limits.max_sessions)
     return BearerTokenGuard(app, token) if token else app
 
 
-def serve_http(app: ASGIApp, sock: socket.socket) -> None:
-    """Serve ``app`` on an already bound socket until SIGINT/SIGTERM."""
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits = DEFAULT_LIMITS) -> None:
+    """Serve ``app`` on an already bound socket until SIGINT/SIGTERM, with the connection limits."""
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=3,
+        http=guarded_protocol(limits),
+        timeout_keep_alive=math.ceil(limits.keep_alive_s),
+    )
     uvicorn.Server(config).run(sockets=[sock])

@@ -7,6 +7,7 @@ the last committed ingest, never a mix (docs/adr/002-store-format.md).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from urllib.parse import quote
 from ..closeable import Closeable
 from ..errors import FormatVersionError, NotAStore, StoreMissing
 from ..terms import ANALYSIS_VERSION
+from .damage import corrupt
 from .reader import StoreReader
 from .schema import FORMAT_MAJOR, FORMAT_VERSION
 
@@ -34,6 +36,8 @@ def check_store(conn: sqlite3.Connection, path: Path) -> str:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
     except sqlite3.DatabaseError as err:
+        if getattr(err, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+            raise corrupt(path, err) from None
         raise NotAStore(
             f"{path} is not a ContextPull store ({err})",
             "point --store at a file written by `contextpull ingest`",
@@ -95,6 +99,34 @@ def read_skipped_files(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return {path: (digest, reason) for path, digest, reason in rows}
 
 
+class _ReadOnlyFolder(Exception):
+    """SQLite could not create a reader's side files next to the store."""
+
+
+def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, str]:
+    uri = "file:" + quote(str(path.resolve())) + "?" + mode
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as err:
+        raise NotAStore(f"cannot open {path} ({err})", "check the file's permissions") from None
+    try:
+        version = check_store(conn, path)
+    except NotAStore as err:
+        conn.close()
+        if mode == "mode=ro" and "readonly" in err.message and not _writable_folder(path):
+            raise _ReadOnlyFolder from None
+        raise
+    except BaseException:
+        conn.close()
+        raise
+    return conn, version
+
+
+def _writable_folder(path: Path) -> bool:
+    """True when this process may create files beside ``path``."""
+    return os.access(path.resolve().parent, os.W_OK)
+
+
 def file_identity(path: Path) -> tuple[int, int] | None:
     """``(device, inode)`` of the file at ``path``, None when there is none: tells a
     file replaced by a rename from the same file written in place."""
@@ -127,26 +159,26 @@ class Store(StoreReader, Closeable):
         :class:`FormatVersionError`; never creates or modifies a file.
         """
         path = Path(path)
+        if path.is_dir():
+            raise NotAStore(f"{path} is a folder, not a store file", "pass --store PATH naming a store file")
         if not path.is_file():
             raise StoreMissing(
                 f"no store at {path}",
                 "run `contextpull ingest DIR` first, or pass --store PATH",
             )
-        uri = "file:" + quote(str(path.resolve())) + "?mode=ro"
         try:
-            conn = sqlite3.connect(uri, uri=True)
-        except sqlite3.Error as err:
-            raise NotAStore(f"cannot open {path} ({err})", "check the file's permissions") from None
-        try:
-            version = check_store(conn, path)
-            if version != FORMAT_VERSION:
-                raise FormatVersionError(
-                    f"{path} has store format {version}, older than {FORMAT_VERSION}",
-                    "run `contextpull ingest DIR --store PATH` once: it upgrades the store in place",
-                )
-        except BaseException:
+            conn, version = _connect(path, "mode=ro")
+        except _ReadOnlyFolder:
+            # WAL readers need to create the -shm file beside the store; in a
+            # folder they cannot write, nobody can be writing either, so the
+            # file is read as immutable (no locks, no side files).
+            conn, version = _connect(path, "immutable=1")
+        if version != FORMAT_VERSION:
             conn.close()
-            raise
+            raise FormatVersionError(
+                f"{path} has store format {version}, older than {FORMAT_VERSION}",
+                "run `contextpull ingest DIR --store PATH` once: it upgrades the store in place",
+            )
         return cls(path, conn, version)
 
     @property
@@ -180,6 +212,13 @@ class Store(StoreReader, Closeable):
 
     def skipped_files(self) -> dict[str, tuple[str, str]]:
         return read_skipped_files(self._conn)
+
+    def intact(self) -> bool:
+        """True when SQLite's ``quick_check`` finds every page sound (reads the whole file)."""
+        try:
+            return str(self._conn.execute("PRAGMA quick_check(1)").fetchone()[0]) == "ok"
+        except sqlite3.DatabaseError:
+            return False
 
     def changed(self) -> bool:
         """True once another process has committed to this store since the last call

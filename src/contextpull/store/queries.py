@@ -18,6 +18,8 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .damage import corrupt
+
 _POINTER_COLUMNS = "s.id, s.sid, s.path, s.ordinal, s.heading_path, s.kind, s.first_page, s.last_page"
 _SECTION_COLUMNS = _POINTER_COLUMNS + ", s.text, s.table_header, s.header_ordinal"
 #: an FTS5 MATCH expression, built only by the functions below (every term quoted)
@@ -74,7 +76,8 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Hold one read transaction so several queries see the same store state.
 
     Nested use joins the outer snapshot. The transaction only reads, so it is
-    always rolled back.
+    always rolled back. SQLite errors inside (a damaged page) surface as
+    :class:`~contextpull.errors.StoreCorrupt`, the one error every surface shows.
     """
     if conn.in_transaction:
         yield conn
@@ -82,8 +85,15 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN")
     try:
         yield conn
+    except sqlite3.DatabaseError as err:
+        raise corrupt(_database_file(conn), err) from None
     finally:
         conn.execute("ROLLBACK")
+
+
+def _database_file(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2]) if row and row[2] else "store"
 
 
 def fts_quote(term: str) -> FtsQuery:

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ..errors import FormatVersionError, StoreLocked
+from ..errors import FormatVersionError, StoreLocked, StoreUnwritable
 from ..records import ParsedDocument, Section
 from ..section_terms import SearchFields, search_fields
 from .connection import (
@@ -35,6 +35,7 @@ from .connection import (
     read_meta,
     read_skipped_files,
 )
+from .damage import corrupt
 from .schema import FORMAT_VERSION, apply_migrations
 
 try:
@@ -89,6 +90,11 @@ def _locked(path: Path) -> StoreLocked:
     )
 
 
+def _unwritable(path: Path, err: OSError | sqlite3.Error) -> StoreUnwritable:
+    why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    return StoreUnwritable(f"cannot write the store at {path} ({why})", "pass --store PATH in a folder you can write")
+
+
 def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -118,14 +124,29 @@ class StoreWriter:
 
     # --- lifecycle ---------------------------------------------------------
     def __enter__(self) -> Self:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock.acquire()
+        """Take the lock and open (or start building) the store.
+
+        Raises :class:`StoreUnwritable` when the path cannot hold a store
+        (a folder that cannot be created or written, a path under a file),
+        :class:`StoreCorrupt` when the existing file is damaged.
+        """
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock.acquire()
+        except OSError as err:
+            raise _unwritable(self.path, err) from None
         try:
             self._conn = self._open_existing() if self.path.exists() else None
             if self._conn is None:
                 self._conn = self._create()
             self._next_doc_id = self._max("SELECT max(doc_id) FROM documents") + 1
             self._next_section_id = self._max("SELECT max(id) FROM sections") + 1
+        except (OSError, sqlite3.OperationalError) as err:
+            self._discard()
+            raise _unwritable(self.path, err) from None
+        except sqlite3.DatabaseError as err:
+            self._discard()
+            raise corrupt(self.path, err) from None
         except BaseException:
             self._discard()
             raise
@@ -137,8 +158,13 @@ class StoreWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        """Roll back unless committed; SQLite's failures leave as the store errors users read."""
         if self._conn is not None:
             self._discard()
+        if isinstance(exc, sqlite3.OperationalError):  # disk full, I/O error, read-only file
+            raise _unwritable(self.path, exc) from None
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise corrupt(self.path, exc) from None
 
     @property
     def fresh(self) -> bool:

@@ -33,9 +33,12 @@ from ..ops.operations import (
     Ops,
 )
 from ..ops.snippets import DEFAULT_SNIPPET
+from .budget import DEFAULT_MAX_RESULT_CHARS, fit
 from .instructions import CITE
 
 Schema = dict[str, Any]
+#: bounds of read's ``offset``: the size cap of a stored section is the file size limit
+READ_OFFSET = (0, 1 << 30)
 
 
 def _integer(bounds: tuple[int, int], default: int, description: str) -> Schema:
@@ -111,8 +114,13 @@ TOOLS: list[Schema] = [
         "read",
         "One section's text verbatim, with its heading path, kind, pages (PDF only) and the ids of the "
         "previous and next sections. A continued table part starts with its header row. context adds that many "
-        "neighbouring sections on each side, marked as context.",
-        {"id": _SECTION_ID, "context": _integer(CONTEXT, 0, "Neighbouring sections to add on each side.")},
+        "neighbouring sections on each side, marked as context. A very long text is cut; the result's "
+        "truncated.offset says where to read on.",
+        {
+            "id": _SECTION_ID,
+            "context": _integer(CONTEXT, 0, "Neighbouring sections to add on each side."),
+            "offset": _integer(READ_OFFSET, 0, "Start the text at this character (from truncated.offset)."),
+        },
         ["id"],
     ),
     _tool(
@@ -150,7 +158,7 @@ _DISPATCH: dict[str, Callable[..., Any]] = {
     "search": lambda ops, a: ops.search(
         a["query"], a.get("in"), a.get("limit", DEFAULT_SEARCH_LIMIT), a.get("snippet"), a.get("mode", "auto")
     ),
-    "read": lambda ops, a: ops.read(a["id"], a.get("context", 0)),
+    "read": lambda ops, a: _read_from(ops.read(a["id"], a.get("context", 0)).to_dict(), a.get("offset", 0)),
     "grep": lambda ops, a: ops.grep(
         a["pattern"], a.get("in"), a.get("regex", False), a.get("limit", DEFAULT_GREP_LIMIT)
     ),
@@ -169,9 +177,24 @@ def openai_tools() -> list[Schema]:
     ]
 
 
-def call(ops: Ops, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+def _read_from(payload: dict[str, Any], offset: int) -> dict[str, Any]:
+    """A read result whose text starts at character ``offset`` (continuing a truncated read)."""
+    if not offset:
+        return payload
+    if offset >= len(payload["text"]):
+        raise OutOfRange(
+            f"read: offset {offset} is past the end of {payload['id']} ({len(payload['text'])} characters)",
+            "use the offset from the last result's truncated.offset",
+        )
+    return {**payload, "text": payload["text"][offset:], "offset": offset}
+
+
+def call(
+    ops: Ops, name: str, arguments: Mapping[str, Any] | None, *, max_chars: int = DEFAULT_MAX_RESULT_CHARS
+) -> dict[str, Any]:
     """Validate ``arguments`` for tool ``name``, run it, return the JSON-ready result.
 
+    The result's JSON is at most ``max_chars`` characters (:func:`~contextpull.tools.budget.fit`).
     Raises :class:`UnknownTool`, the :class:`BadArgument` family
     (:class:`MissingArgument`, :class:`UnknownArgument`, :class:`WrongType`,
     :class:`OutOfRange`) or whatever the operation raises.
@@ -181,13 +204,15 @@ def call(ops: Ops, name: str, arguments: Mapping[str, Any] | None) -> dict[str, 
         raise UnknownTool(f"there is no tool {name!r}", f"use one of: {', '.join(_BY_NAME)}")
     args = validate(tool["input_schema"], {} if arguments is None else arguments, name)
     result: Any = _DISPATCH[name](ops, args)
-    return dict(result.to_dict())
+    return fit(dict(result if isinstance(result, dict) else result.to_dict()), max_chars, name, args)
 
 
-def call_json(ops: Ops, name: str, arguments: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+def call_json(
+    ops: Ops, name: str, arguments: Mapping[str, Any] | None, *, max_chars: int = DEFAULT_MAX_RESULT_CHARS
+) -> tuple[dict[str, Any], bool]:
     """``(payload, is_error)``: the result, or the error's ``to_dict()`` for any :class:`ContextPullError`."""
     try:
-        return call(ops, name, arguments), False
+        return call(ops, name, arguments, max_chars=max_chars), False
     except ContextPullError as err:
         return err.to_dict(), True
 
