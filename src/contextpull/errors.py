@@ -133,3 +133,10 @@ class OutOfRange(BadArgument):
     """A tool argument is outside its allowed bounds (value or length)."""
 
     code = "out_of_range"
+
+
+# --- installation ----------------------------------------------------------
+class MissingDependency(ContextPullError):
+    """A library an optional capability needs is not installed; the suggestion names the extra."""
+
+    code = "missing_dependency"
