@@ -126,7 +126,7 @@ def make_venv(where: Path, requirement: str) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     must([sys.executable, "-m", "venv", where])
     bin_dir = where / "bin"
-    must([bin_dir / "python", "-m", "pip", "install", "--quiet", requirement])
+    must([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-compile", requirement])
     return bin_dir
 
 

@@ -45,8 +45,14 @@ def test_every_licence_or_notice_shipped_in_src_is_a_licence_file() -> None:
     assert (ROOT / "LICENSE").is_file() and PROJECT["license"] == "MIT"
 
 
-def test_an_extra_is_found_from_the_installed_metadata() -> None:
-    assert extra_for("numpy") == extra_for("bm25s") == "eval"
+def test_each_library_of_an_extra_is_traced_to_an_extra_that_brings_it() -> None:
+    extras = PROJECT["optional-dependencies"]
+    for name in set(extras) - NOT_IN_ALL:
+        for requirement in extras[name]:
+            library = re.split(r"[<>=\[;! ]", requirement, maxsplit=1)[0]
+            if library != "contextpull":
+                assert any(item.startswith(library) for item in extras[extra_for(library)]), library
+    assert extra_for("bm25s") == "eval"
     assert extra_for("no_such_library") == "all"
     assert install_hint("eval") == 'pip install "contextpull[eval]"'
 

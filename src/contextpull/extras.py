@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from importlib import metadata
 
 from .errors import MissingDependency
 
@@ -37,6 +36,8 @@ def extra_for(module: str) -> str:
     bring (numpy, bm25s, onnxruntime, tokenizers, anthropic, openai); where
     they differ, the answer is the extra that installs everything.
     """
+    from importlib import metadata  # only on the way to an error: every command imports this module
+
     try:
         requirements = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:
