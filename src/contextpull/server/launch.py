@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..extras import DISTRIBUTION
 from .http_guard import TOKEN_ENV
 
-#: the distribution a tool runner fetches, and its console script
-DISTRIBUTION = SCRIPT = "contextpull"
+#: the console script a tool runner runs, from the distribution it fetches (:data:`DISTRIBUTION`)
+SCRIPT = "contextpull"
 #: ``path`` (this install's script), or a tool runner that fetches the package
 LAUNCHERS = ("path", "uvx", "pipx")
 #: how each tool runner is told which package to install before running the script
