@@ -165,7 +165,7 @@ def check_list_tools(python: Path, config: dict) -> None:
 
 
 def check_missing_extra(bin_dir: Path, case: MissingExtraCase, corpus: Path, work: Path) -> None:
-    """``case`` refuses with exit 1, no traceback, and one error line naming its extra."""
+    """``case`` refuses with exit 1 or 2 (input or usage), no traceback, and one error line naming its extra."""
     chunks = work / "chunks.jsonl"
     if not chunks.exists():
         must(
@@ -176,7 +176,7 @@ def check_missing_extra(bin_dir: Path, case: MissingExtraCase, corpus: Path, wor
     said = done.stdout + done.stderr
     errors = [line for line in said.splitlines() if line.startswith(ERROR_STARTS)]
     hint = f"contextpull[{case.extra}]"
-    if done.returncode != 1 or "Traceback" in said or len(errors) != 1 or hint not in errors[0]:
+    if done.returncode not in (1, 2) or "Traceback" in said or len(errors) != 1 or hint not in errors[0]:
         raise SmokeFailure(f"`{case.label}` (base install) exited {done.returncode}:\n{said[-3000:]}")
 
 
