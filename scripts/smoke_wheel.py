@@ -1,16 +1,18 @@
 """The built package as a user without a clone gets it: wheel and sdist, fresh venvs, first commands.
 
-    python scripts/smoke_wheel.py [--work DIR] [--no-uvx]
+    python scripts/smoke_wheel.py [--work DIR] [--no-launchers]
 
 Builds the sdist and the wheel (the wheel from the sdist, so the sdist is
-proven complete) and refuses a build that prints a deprecation warning.
+proven complete), refuses a build that prints a deprecation warning, and
+checks that every file git tracks under ``src/`` is in the wheel.
 Installs the wheel, never ``-e``, into a fresh venv with only the base
 dependencies and checks the first commands (ingest the bundled corpus,
 search, read, grep, ``serve`` over stdio answering ``list_tools`` from the
 official MCP client) and that every command needing an extra refuses in one
 line naming it. Installs it again with ``[all]`` and runs the same first
 commands plus ``bench --push bm25``. Then starts the server the way
-``mcp-config --launcher uvx`` tells a host to, with uv fetched from PyPI.
+``mcp-config --launcher uvx`` and ``--launcher pipx`` tell a host to, with
+uv and pipx fetched from PyPI.
 
 Runs on the standard library; the ``list-tools`` subcommand runs inside a
 smoke venv, where the official client came with the package.
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +113,18 @@ def build(out: Path) -> tuple[Path, Path]:
         raise SmokeFailure("the build printed deprecation warnings:\n" + "\n".join(lines))
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
+    check_package_data(wheel)
     return sdist, wheel
+
+
+def check_package_data(wheel: Path) -> None:
+    """Every file under ``src/`` that git tracks (data, licences, ``py.typed``) is inside the wheel."""
+    listed = must(["git", "-C", ROOT, "ls-files", "src"]).stdout.split()
+    tracked = {path.removeprefix("src/") for path in listed if not path.endswith(".pyc")}
+    with zipfile.ZipFile(wheel) as archive:
+        missing = sorted(tracked - set(archive.namelist()))
+    if missing:
+        raise SmokeFailure(f"the wheel lacks {missing}: add them to [tool.setuptools.package-data]")
 
 
 def wheel_only(out: Path) -> Path:
@@ -121,12 +135,12 @@ def wheel_only(out: Path) -> Path:
     return wheel
 
 
-def make_venv(where: Path, requirement: str) -> Path:
-    """A fresh venv at ``where`` with ``requirement`` (a wheel path, maybe with extras) installed; its bin/."""
+def make_venv(where: Path, *requirements: str) -> Path:
+    """A fresh venv at ``where`` with ``requirements`` (a wheel path, maybe with extras) installed; its bin/."""
     shutil.rmtree(where, ignore_errors=True)
     must([sys.executable, "-m", "venv", where])
     bin_dir = where / "bin"
-    must([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-compile", requirement])
+    must([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-compile", *requirements])
     return bin_dir
 
 
@@ -190,18 +204,22 @@ def check_bench(bin_dir: Path, corpus: Path) -> str:
     return table
 
 
-def check_uvx(work: Path, wheel: Path, corpus: Path, bin_dir: Path) -> None:
-    """The entry ``mcp-config --launcher uvx`` prints, started by the real uvx (from PyPI) from the built wheel."""
-    tools = make_venv(work / "tools", "uv")
-    argv = [bin_dir / "contextpull", "mcp-config", corpus, "--launcher", "uvx", "--spec", wheel, "--json"]
-    config = json.loads(must(argv).stdout)
-    entry = config["mcpServers"]["contextpull"]
-    if entry["command"] != "uvx" or entry["args"][:3] != ["--from", str(wheel), "contextpull"]:
-        raise SmokeFailure(f"unexpected uvx entry {entry}")
-    entry["command"] = str(tools / "uvx")  # the host finds uvx on its PATH; here it is in the tools venv
-    # The MCP client hands a server only a few variables; uv also needs this machine's CA settings, if any.
-    entry["env"] = {name: os.environ[name] for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if name in os.environ}
-    check_list_tools(bin_dir / "python", config)
+def check_launchers(work: Path, wheel: Path, corpus: Path, bin_dir: Path) -> None:
+    """The entries ``mcp-config --launcher uvx|pipx`` print, started by the real uvx and pipx (from PyPI)."""
+    tools = make_venv(work / "tools", "uv", "pipx")
+    # The MCP client hands a server only a few variables: add this machine's CA settings, if any
+    # (uv reads them), and keep pipx's environments inside the work folder.
+    env = {name: os.environ[name] for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if name in os.environ}
+    env["PIPX_HOME"] = str(work / "pipx")
+    for launcher, flags in (("uvx", ["--from"]), ("pipx", ["run", "--spec"])):
+        argv = [bin_dir / "contextpull", "mcp-config", corpus, "--launcher", launcher, "--spec", wheel, "--json"]
+        config = json.loads(must(argv).stdout)
+        entry = config["mcpServers"]["contextpull"]
+        if entry["command"] != launcher or entry["args"][: len(flags) + 2] != [*flags, str(wheel), "contextpull"]:
+            raise SmokeFailure(f"unexpected {launcher} entry {entry}")
+        entry["command"] = str(tools / launcher)  # a host finds it on its PATH; here it is in the tools venv
+        entry["env"] = env
+        check_list_tools(bin_dir / "python", config)
 
 
 # --- inside a venv: the official client ----------------------------------------
@@ -221,7 +239,7 @@ def list_tools(config_json: str) -> None:
 
 
 # --- the whole smoke -----------------------------------------------------------
-def smoke(work: Path, *, uvx: bool) -> None:
+def smoke(work: Path, *, launchers: bool) -> None:
     timings: list[tuple[str, float]] = []
     begun = time.monotonic()
     step("build sdist and wheel", timings)
@@ -242,9 +260,9 @@ def smoke(work: Path, *, uvx: bool) -> None:
     step("bench --push bm25", timings)
     print(check_bench(full, corpus))
 
-    if uvx:
-        step("uvx launcher", timings)
-        check_uvx(work, wheel, corpus, base)
+    if launchers:
+        step("uvx and pipx launchers", timings)
+        check_launchers(work, wheel, corpus, base)
     timings.append(("end", time.monotonic()))
     spans = ", ".join(f"{title} {end - start:.0f}s" for (title, start), (_, end) in itertools.pairwise(timings))
     print(f"smoke: passed in {time.monotonic() - begun:.0f}s ({spans})", file=sys.stderr)
@@ -256,17 +274,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ask = sub.add_parser("list-tools", help="(inside a smoke venv) list the tools of a configured server")
     ask.add_argument("config")
     parser.add_argument("--work", type=Path, help="working folder, kept (default: a temporary one, removed)")
-    parser.add_argument("--no-uvx", action="store_true", help="skip the uvx launcher check")
+    parser.add_argument("--no-launchers", action="store_true", help="skip the uvx and pipx launcher checks")
     args = parser.parse_args(argv)
     if args.command == "list-tools":
         list_tools(args.config)
         return 0
     try:
         if args.work:
-            smoke(args.work.resolve(), uvx=not args.no_uvx)
+            smoke(args.work.resolve(), launchers=not args.no_launchers)
         else:
             with tempfile.TemporaryDirectory(prefix="contextpull-smoke-") as work:
-                smoke(Path(work), uvx=not args.no_uvx)
+                smoke(Path(work), launchers=not args.no_launchers)
     except SmokeFailure as failure:
         print(f"smoke: FAILED: {failure}", file=sys.stderr)
         return 1
