@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 CORPUS ?= examples/corpus
+SMOKE  ?= .smoke
 
-.PHONY: demo test install install-test clean
+.PHONY: demo test smoke install install-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,12 +27,19 @@ demo: install
 	$(BIN)/contextpull index --store $(CORPUS)/.contextpull/store.sqlite
 	$(BIN)/contextpull bench $(CORPUS)
 
-# Lint, format and types first (seconds), then the suite.
+# Lint, format and types first (seconds), then the built package as a user gets it, then the suite
+# (which reuses the smoke's base venv rather than installing the wheel again).
 test: install-test
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/mypy src
-	$(BIN)/python -m pytest
+	$(BIN)/python scripts/smoke_wheel.py --work $(SMOKE)
+	CONTEXTPULL_SMOKE_BASE=$(SMOKE)/base $(BIN)/python -m pytest
+
+# Build the sdist and the wheel, install the wheel (no -e) into fresh venvs without extras and with
+# [all], run the first commands, bench --push bm25, the missing-extra refusals and the uvx launcher.
+smoke: install-test
+	$(BIN)/python scripts/smoke_wheel.py --work $(SMOKE)
 
 clean:
-	rm -rf $(VENV) $(CORPUS)/.contextpull
+	rm -rf $(VENV) $(SMOKE) dist $(CORPUS)/.contextpull

@@ -171,3 +171,10 @@ class EmbeddingFailed(EmbeddingError):
     """The embedder failed while embedding (an endpoint refused or broke off)."""
 
     code = "embedding_failed"
+
+
+# --- installation ----------------------------------------------------------
+class MissingDependency(ContextPullError):
+    """A library an optional capability needs is not installed; the suggestion names the extra."""
+
+    code = "missing_dependency"

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from .chunks import Chunk
+from .errors import is_missing_library, missing_dependency
 from .evalset import EvalSet, build_or_load
 from .models.base import ModelError, NoModelConfigured
 from .progress import progress_bars
@@ -82,6 +84,7 @@ def push_rows(
     """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""
     if which is not None and not which:
         return Rows()
+    require_push_libraries()
     from .retrievers import build_push_configs
 
     rows = Rows()
@@ -95,6 +98,20 @@ def push_rows(
                 RunRow(config.name, config.retriever, sampled=bool(getattr(config.retriever, "expensive", False)))
             )
     return rows
+
+
+def require_push_libraries() -> None:
+    """Refuse in one line naming the extra when the push rows' libraries (numpy, bm25s) are absent.
+
+    Commands call it before any work, so a run without them stops at once
+    rather than after ingesting and building the eval set.
+    """
+    try:
+        import_module(".retrievers", __package__)
+    except ModuleNotFoundError as exc:
+        if not is_missing_library(exc):
+            raise
+        raise missing_dependency(exc, "the push rows (--push)") from exc
 
 
 def spend() -> tuple[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ContextPullError
+from ..extras import missing_dependency
 from .common import print_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
@@ -33,6 +34,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ContextPullError as err:
         print_error(err, as_json=getattr(args, "json", False))
         return err.exit_code
+    except ModuleNotFoundError as err:
+        # The net under each command's own checks: a missing library is named with its extra.
+        missing = missing_dependency(err)
+        if missing is None:
+            raise
+        print_error(missing, as_json=getattr(args, "json", False))
+        return 1
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -14,7 +14,7 @@ from ..errors import BadArgument, ContextPullError
 from ..paths import default_store_path
 from ..server.http_guard import TOKEN_ENV
 from ..server.http_limits import HttpLimits
-from ..server.launch import http_entry, stdio_entry
+from ..server.launch import LAUNCHERS, http_entry, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
@@ -100,6 +100,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     config.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder to serve")
     add_store_option(config)
     config.add_argument("--name", default="contextpull", help="server name in the host (default: contextpull)")
+    config.add_argument(
+        "--launcher",
+        choices=LAUNCHERS,
+        default="path",
+        help="stdio only: how the host starts the server: this install's script (path, the default),"
+        " or uvx / pipx, which fetch the package themselves (no clone or venv needed)",
+    )
+    config.add_argument(
+        "--spec",
+        metavar="SPEC",
+        help="uvx / pipx only: the package they install: a requirement, a wheel file or a URL"
+        " (default: this version, pinned)",
+    )
     _add_transport_options(config)
     config.add_argument(
         "--with-token",
@@ -193,6 +206,11 @@ def _store_for(target: Path) -> Path:
 def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """``({"mcpServers": {name: entry}}, claude_mcp_add_argv)`` for the chosen transport."""
     if args.transport == "http":
+        if args.launcher != "path":
+            raise BadArgument(
+                "--launcher applies to --transport stdio only",
+                "an HTTP host connects to a running server: start it with `contextpull serve --transport http`",
+            )
         entry = http_entry(args.host, args.port, with_token=args.with_token)
         claude = ["claude", "mcp", "add", "--transport", "http", args.name, entry["url"]]
         if args.with_token:
@@ -200,7 +218,10 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         return {"mcpServers": {args.name: entry}}, claude
     if args.with_token:
         raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
-    entry = stdio_entry(_target(args))
+    if args.spec and args.launcher == "path":
+        raise BadArgument("--spec applies to --launcher uvx or pipx only", "add --launcher uvx (or pipx)")
+    spec = str(Path(args.spec).absolute()) if args.spec and Path(args.spec).is_file() else args.spec
+    entry = stdio_entry(_target(args), args.launcher, spec)
     return {"mcpServers": {args.name: entry}}, [
         "claude",
         "mcp",

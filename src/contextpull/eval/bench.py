@@ -20,7 +20,16 @@ from pushpull.chunks import Chunk
 from pushpull.errors import HarnessError
 from pushpull.evalset import EvalSet
 from pushpull.models.base import ModelError
-from pushpull.pipeline import Rows, evalset_for, progress_bars, push_rows, require_model, score, spend
+from pushpull.pipeline import (
+    Rows,
+    evalset_for,
+    progress_bars,
+    push_rows,
+    require_model,
+    require_push_libraries,
+    score,
+    spend,
+)
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
@@ -109,6 +118,8 @@ def harness_errors() -> Iterator[None]:
 
 
 def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResult:
+    if options.push != [] and push_row_builder in row_builders:
+        require_push_libraries()
     report = _ingest(options.corpus, options.store)
     store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
     chunks = export_chunks(store_path)

@@ -1,7 +1,10 @@
-"""How a host starts this install's MCP server: the command, and the host's config entry.
+"""How a host starts the MCP server: the command, and the host's config entry.
 
 One place for both, so ``contextpull mcp-config`` and the Claude Code pull
-adapter hand hosts the same thing.
+adapter hand hosts the same thing. A launcher says where the command comes
+from: ``path`` is this install's own script (a clone or a venv); ``uvx`` and
+``pipx`` fetch the package from the index into a cached environment of their
+own, which is what a user without a clone or a venv puts in a host's config.
 """
 
 from __future__ import annotations
@@ -12,7 +15,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._version import __version__
+from ..extras import DISTRIBUTION
 from .http_guard import TOKEN_ENV
+
+#: the console script a tool runner runs, from the distribution it fetches (:data:`DISTRIBUTION`)
+SCRIPT = "contextpull"
+#: ``path`` (this install's script), or a tool runner that fetches the package
+LAUNCHERS = ("path", "uvx", "pipx")
+#: how each tool runner is told which package to install before running the script
+_RUNNER_FLAGS = {"uvx": ["uvx", "--from"], "pipx": ["pipx", "run", "--spec"]}
 
 
 def server_command() -> list[str]:
@@ -33,14 +45,37 @@ def server_command() -> list[str]:
     return [sys.executable, "-m", "contextpull"]
 
 
-def serve_argv(target: Path) -> list[str]:
-    """The full argv that serves ``target`` (a store file or a corpus folder) over stdio."""
-    return [*server_command(), "serve", str(Path(target).absolute())]
+def pinned_spec() -> str:
+    """This version of the package, as a requirement: what a tool runner installs by default.
+
+    Pinned, so the host keeps starting the version that wrote the store
+    rather than whatever the index holds on the day the cache expires.
+    """
+    return f"{DISTRIBUTION}=={__version__}"
 
 
-def stdio_entry(target: Path) -> dict[str, Any]:
+def launch_command(launcher: str = "path", spec: str | None = None) -> list[str]:
+    """The command that runs ``contextpull`` through ``launcher`` (one of :data:`LAUNCHERS`).
+
+    ``spec`` is what a tool runner installs: a requirement, a wheel file or
+    a URL (default :func:`pinned_spec`); ``path`` ignores it.
+    """
+    if launcher == "path":
+        return server_command()
+    return [*_RUNNER_FLAGS[launcher], spec or pinned_spec(), SCRIPT]
+
+
+def serve_argv(target: Path, launcher: str = "path", spec: str | None = None) -> list[str]:
+    """The full argv that serves ``target`` (a store file or a corpus folder) over stdio.
+
+    The path is made absolute: a host starts the server from a folder of its own choosing.
+    """
+    return [*launch_command(launcher, spec), "serve", str(Path(target).absolute())]
+
+
+def stdio_entry(target: Path, launcher: str = "path", spec: str | None = None) -> dict[str, Any]:
     """The host's ``mcpServers`` entry that starts the stdio server on ``target``."""
-    command, *args = serve_argv(target)
+    command, *args = serve_argv(target, launcher, spec)
     return {"type": "stdio", "command": command, "args": args}
 
 

@@ -21,10 +21,10 @@ import pullvec
 
 from ..adapters import load_adapter
 from ..chunks import read_chunks
-from ..errors import HarnessError
+from ..errors import EVAL_EXTRA_HINT, HarnessError, is_missing_library
 from ..evalset import EvalSet, load_evalset
 from ..models.base import ModelError
-from ..pipeline import Rows, evalset_for, push_rows, require_model, score, spend
+from ..pipeline import Rows, evalset_for, push_rows, require_model, require_push_libraries, score, spend
 from ..questions import parse_shapes
 from ..scoring.report import render_table, results_json
 from ..scoring.runner import RunRow
@@ -99,6 +99,9 @@ def cmd_build_evalset(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    push = parse_push(args.push)
+    if push != []:
+        require_push_libraries()
     chunks = read_chunks(args.chunks)
     provider = require_model(args.model, args.out)
     if args.questions:
@@ -112,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "the eval set has no questions", "see the skipped-shape reasons: pushpull build-evalset --chunks ..."
         )
     rows = Rows([RunRow(spec, load_adapter(spec, chunks), sampled=True) for spec in args.adapter])
-    rows.extend(push_rows(chunks, parse_push(args.push), args.out, reranker=args.reranker))
+    rows.extend(push_rows(chunks, push, args.out, reranker=args.reranker))
     if not rows.rows:
         raise HarnessError("nothing to run", "pass --adapter FILE.py:NAME or --push all")
     result, paths = score(chunks, evalset, rows, args.out, k=args.k, sample=args.sample, seed=args.seed, judge=provider)
@@ -139,6 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_code
     except (ModelError, pullvec.EmbedderError) as err:
         print(f"pushpull: error: {err}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as err:
+        # The net under the checks above: a library no command declared still fails in one line.
+        if not is_missing_library(err):
+            raise
+        print(f"pushpull: error: {err.name} is not installed ({EVAL_EXTRA_HINT})", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pushpull: interrupted", file=sys.stderr)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
+from ..errors import EVAL_EXTRA_HINT
 from .base import NoModelConfigured
 from .retry import RetryPolicy, call_sdk
 
@@ -41,7 +42,12 @@ class HostedProvider:
         self.base_url = os.environ.get(f"{variables}_BASE_URL") or self.default_base_url
         self.retry = retry or RetryPolicy()
         # Imported here, not at module level, so the harness loads without either SDK.
-        self._sdk = importlib.import_module(self.provider)
+        try:
+            self._sdk = importlib.import_module(self.provider)
+        except ModuleNotFoundError as exc:
+            raise NoModelConfigured(
+                f"{self.spec} needs the {exc.name} package, which is not installed; {EVAL_EXTRA_HINT}"
+            ) from exc
         client = getattr(self._sdk, self.client_class)
         self._client = client(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
