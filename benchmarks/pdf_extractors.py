@@ -11,7 +11,7 @@ sectioning needs: the two columns in reading order in its plain text,
 per-character font size and weight, tables with cells, and distinct errors
 for an encrypted and a corrupt file. Needs the `pdf` and `test` extras plus
 pypdfium2, pypdf (pip install pypdfium2 pypdf). Figures in
-docs/adr/011-pdf-extraction.md.
+docs/adr/015-pdf-extraction.md.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ class Section:
 
     ``text`` is the exact slice ``document_text[start:end]`` of the normalised
     source (for PDF, Office and HTML files: of their Markdown-like rendering,
-    docs/adr/010-document-formats.md), so concatenating a document's sections in ordinal order gives back
+    docs/adr/014-document-formats.md), so concatenating a document's sections in ordinal order gives back
     the whole document. A section that continues a table split between rows
     carries that table's header row and separator in ``table_header`` and the
     ordinal of the section holding the header in ``header_ordinal``; ``read``

@@ -31,7 +31,7 @@ from ..parse.rendering import Unparseable
 
 __all__ = ["DEFAULT_TIME_LIMIT_S", "Isolated"]
 
-#: per file; a 1,000-page PDF takes about 100 s on one slow core (docs/adr/011-pdf-extraction.md)
+#: per file; a 1,000-page PDF takes about 100 s on one slow core (docs/adr/015-pdf-extraction.md)
 DEFAULT_TIME_LIMIT_S = 300.0
 _LENGTH = struct.Struct("<Q")
 

@@ -7,7 +7,7 @@ Three ways in:
 * **rendered formats** (PDF, Word, Excel, PowerPoint, HTML, CSV/TSV) are
   first written as Markdown-like text (:mod:`.rendering`), which is then
   outlined as Markdown; a section is an exact slice of that rendering, and
-  the rendering is what ``read`` returns (docs/adr/010-document-formats.md);
+  the rendering is what ``read`` returns (docs/adr/014-document-formats.md);
 * a format whose library is not installed is not parsed at all: the file is
   skipped with a reason naming the extra that provides it.
 

@@ -2,7 +2,7 @@
 
 pdfplumber (on pdfminer.six) is the extractor: of the four measured it is the
 only one that exposes tables, and it gives every word's box, size and font
-(docs/adr/011-pdf-extraction.md has the measurements and the rules below).
+(docs/adr/015-pdf-extraction.md has the measurements and the rules below).
 
 * **Reading order**: words are grouped into lines, lines into runs split at
   wide gaps. A page whose lines share a vertical gutter near the middle is

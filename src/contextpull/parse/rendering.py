@@ -5,7 +5,7 @@ of, so their parser writes one: headings as ``#`` lines, paragraphs, lists,
 fenced code and pipe tables with a header row. The Markdown parser then
 outlines that rendering like any Markdown file, so sectioning, ids, table
 headers on every part and the five tools work unchanged, and the lossless
-invariant holds relative to the rendering (docs/adr/010-document-formats.md).
+invariant holds relative to the rendering (docs/adr/014-document-formats.md).
 
 :class:`Writer` is the one place that knows how each block is spelled, so
 every format escapes text the same way and a paragraph can never turn into a

@@ -149,7 +149,7 @@ def m004_section_vectors(conn: sqlite3.Connection) -> None:
 @migration
 def m005_section_pages(conn: sqlite3.Connection) -> None:
     # The first and last page a section has text from (PDF), which read and
-    # search show; NULL for formats without pages (docs/adr/012-document-formats.md).
+    # search show; NULL for formats without pages (docs/adr/014-document-formats.md).
     conn.execute("ALTER TABLE sections ADD COLUMN first_page INTEGER")
     conn.execute("ALTER TABLE sections ADD COLUMN last_page INTEGER")
 
