@@ -156,7 +156,9 @@ def ingest(
         if unchanged and state is not None and vectors.up_to_date(job, meta):
             _report_unchanged(report, state, files)
         else:
-            plan = _WritePlan(settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise)
+            plan = _WritePlan(
+                settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise
+            )
             _write(report, store_path, files, hashes, plan)
     except StoreCorrupt:
         kept = _set_aside(store_path)

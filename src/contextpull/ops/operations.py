@@ -38,7 +38,7 @@ from ..records import section_id, split_section_id
 from ..store import queries
 from ..store.connection import Store
 from ..syntax import TOOL, Syntax
-from ..terms import analyse_query, content_terms
+from ..terms import analyse_query
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, fuse
 from .ranking import RankedSection, rank
@@ -186,7 +186,6 @@ class Ops(Closeable):
                 chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids)
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
         terms = ranking.terms
-        marked = content_terms(terms)  # stopwords are not why a section matched
         hits = tuple(
             SearchHit(
                 id=hit.section.sid,
@@ -195,7 +194,7 @@ class Ops(Closeable):
                 kind=hit.section.kind,
                 score=hit.score,
                 match=hit.match,
-                snippet=make_snippet(texts[hit.section.rowid], marked, width) if width else None,
+                snippet=make_snippet(texts[hit.section.rowid], terms, width) if width else None,
                 pages=hit.section.pages,
             )
             for hit in chosen
