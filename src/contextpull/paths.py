@@ -142,7 +142,7 @@ def remember(store: Path, corpus: Path, ingested_from: Path | None = None) -> No
     earlier = entry.ingested_from if entry is not None and entry.corpus == str(corpus) else ()
     record = KnownStore(str(store), str(corpus), time.time(), tuple(sorted({*earlier, here})))
     folder = _known_dir()
-    try:
+    try:  # best effort: a data folder that cannot be written costs only the lookup from elsewhere
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -156,7 +156,11 @@ def known_stores() -> list[KnownStore]:
     """Every remembered store, most recently ingested first (entries that cannot be read are left out)."""
     entries = []
     folder = _known_dir()
-    for item in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    try:
+        items = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    except OSError:
+        return []  # a data folder this user cannot read knows no stores for them
+    for item in items:
         try:
             data = json.loads(item.read_text(encoding="utf-8"))
             entries.append(
