@@ -222,7 +222,7 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     if args.spec and args.launcher == "path":
         raise BadArgument("--spec applies to --launcher uvx or pipx only", "add --launcher uvx (or pipx)")
     target = _target(args)
-    if not target.exists():
+    if not args.path and not target.exists():  # a named PATH may be a folder to ingest later
         raise StoreMissing(
             f"no store at {target}, so the configuration would point at nothing",
             "run `contextpull ingest DIR` first, or name the folder: `contextpull mcp-config DIR`",
