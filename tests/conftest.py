@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+
+# Stores the CLI remembers go to a throwaway user data folder, never the real one (contextpull.paths).
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="contextpull-test-data-")
 
 #: the shared read-only corpora, beside the repository (``../shared/corpora``)
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

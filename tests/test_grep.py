@@ -53,7 +53,20 @@ def test_prefix_of_a_code_matches_inside_the_code(ops: Ops) -> None:
     result = ops.grep("TX-45")
     assert [m.id for m in result.matches] == ["policies/travel.md#1"]
     assert result.matches[0].line == "| TX-4501 | 120 EUR |"
-    assert result.matches[0].line_number == 5
+    assert result.matches[0].line_number == 9  # the line in the file, not in the section
+
+
+def test_more_lines_per_section_on_request_numbered_as_in_the_file(ops: Ops) -> None:
+    one = ops.grep("TX-45", regex=True)
+    assert one.matches[0].more_lines == () and "more_lines" not in one.matches[0].to_dict()
+    for regex in (False, True):
+        (match,) = ops.grep("TX-45", regex=regex, lines=10).matches
+        shown = [(match.line_number, match.line), *((m.line_number, m.line) for m in match.more_lines)]
+        assert shown == [(9, "| TX-4501 | 120 EUR |"), (10, "| TX-4502 | 95 EUR |")]
+    (capped,) = ops.grep("TX-45", lines=1).matches
+    assert capped.more_lines == ()
+    with pytest.raises(OutOfRange):
+        ops.grep("TX-45", lines=0)
 
 
 @pytest.mark.parametrize(
@@ -232,7 +245,7 @@ def test_required_literal_is_in_every_match(pattern: str, text: str) -> None:
     except PatternRejected:
         return
     literal = required_literal(pattern)
-    if literal and compiled.first_line(text) is not None:
+    if literal and compiled.lines(text, 1):
         assert literal.casefold() in text.casefold()
 
 
@@ -263,7 +276,7 @@ def test_regex_grep_with_prefilter_equals_a_full_scan(
         compiled = RegexPattern(pattern)
     except PatternRejected:
         return
-    expected = [row.sid for row in sections if compiled.first_line(row.text or "") is not None]
+    expected = [row.sid for row in sections if compiled.lines(row.text or "", 1)]
     result = ops.grep(pattern, regex=True, limit=100)
     assert [m.id for m in result.matches] == expected[:100]
 

@@ -187,7 +187,7 @@ def test_local_calls_are_free_and_cached(tmp_path: Path) -> None:
 
 def test_missing_local_models_are_not_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    with pytest.raises(NoModelConfigured, match="pushpull models install-local"):
+    with pytest.raises(NoModelConfigured, match="pushpull models install-local --with-runtime"):
         get_provider("local:qwen2.5-coder-1.5b")
     with pytest.raises(NoModelConfigured, match="no such GGUF file"):
         get_provider(f"local:{tmp_path / 'missing.gguf'}")

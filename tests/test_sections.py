@@ -132,7 +132,21 @@ def test_tiny_tail_merges_backward_into_its_sibling() -> None:
     settings = SectionSettings(max_chars=1000, min_chars=50)
     text = "# A\n\n" + "Long text here. " * 10 + "\n\n# B\n\nshort\n"
     doc = parse(text, settings)
-    assert [s.heading_path for s in doc.sections] == [("A",)]
+    assert [s.heading_path for s in doc.sections] == [("A; B",)]  # the merged heading is listed
+
+
+def test_merged_siblings_list_every_heading_they_cover() -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=80)
+    text = (
+        "# Install\n\n"
+        + "Ways to install. " * 8
+        + "\n\n## PyPI\n\n"
+        + "pip install it. " * 6
+        + "\n\n"
+        + "".join(f"## {name}\n\n{name.lower()} install it\n\n" for name in ("Homebrew", "MacPorts", "WinGet"))
+    )
+    doc = parse(text, settings)
+    assert ("Install", "PyPI; Homebrew; MacPorts; WinGet") in [s.heading_path for s in doc.sections]
 
 
 def test_preamble_merges_forward_and_takes_the_heading() -> None:

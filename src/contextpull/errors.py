@@ -72,6 +72,12 @@ class StoreLocked(StoreError):
     code = "store_locked"
 
 
+class StoreOfAnotherCorpus(StoreError):
+    """The store holds another folder's corpus; ingesting this one would replace it."""
+
+    code = "store_of_another_corpus"
+
+
 # --- ingest ----------------------------------------------------------------
 class IngestError(ContextPullError):
     """The corpus cannot be ingested as asked."""

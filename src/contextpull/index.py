@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 from .errors import BadFilter
 from .store.connection import DocumentEntry, Store
+from .summaries import OFFLINE
+from .syntax import TOOL, Syntax
 from .tokens import estimate_tokens
 
 DEFAULT_BUDGET = 3000
-SUMMARY_SOURCE = "offline: title + first sentence"
+SUMMARY_SOURCE = OFFLINE
 _SUMMARY_CHARS = 160
 _TITLE_CHARS = 80
 _SPACE = re.compile(r"\s+")
@@ -40,17 +42,28 @@ class IndexText:
     tokens: int
 
 
-def build_index(documents: Sequence[DocumentEntry], *, fingerprint: str, budget: int = DEFAULT_BUDGET) -> IndexText:
-    """The stored index for a whole corpus (``documents`` in path order)."""
+def build_index(
+    documents: Sequence[DocumentEntry],
+    *,
+    fingerprint: str,
+    budget: int = DEFAULT_BUDGET,
+    syntax: Syntax = TOOL,
+    summaries: str = SUMMARY_SOURCE,
+) -> IndexText:
+    """The stored index for a whole corpus (``documents`` in path order).
+
+    ``syntax`` spells the instruction to expand a collapsed folder: the
+    stored index is for a model (:data:`~contextpull.syntax.TOOL`).
+    """
     sections = sum(d.section_count for d in documents)
     header = (
         f"Corpus index: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
-        f" (corpus {fingerprint[:12]}; summaries: {SUMMARY_SOURCE})"
+        f" (corpus {fingerprint[:12]}; summaries: {summaries})"
     )
-    return _render(documents, header, base="", budget=budget)
+    return _render(documents, header, base="", budget=budget, syntax=syntax)
 
 
-def index_for_prefix(store: Store, prefix: str, budget: int | None = None) -> IndexText:
+def index_for_prefix(store: Store, prefix: str, budget: int | None = None, syntax: Syntax = TOOL) -> IndexText:
     """The documents under ``prefix`` (a folder or path prefix), in the index's line format.
 
     ``"guides"`` and ``"guides/"`` both mean the folder; a prefix that names
@@ -61,7 +74,10 @@ def index_for_prefix(store: Store, prefix: str, budget: int | None = None) -> In
         budget = int(store.meta("index_budget") or DEFAULT_BUDGET)
     wanted = normalise_prefix(prefix)
     if not wanted:
-        return build_index(store.documents(), fingerprint=store.fingerprint, budget=budget)
+        summaries = store.meta("summaries") or SUMMARY_SOURCE
+        return build_index(
+            store.documents(), fingerprint=store.fingerprint, budget=budget, syntax=syntax, summaries=summaries
+        )
     shown = wanted if wanted.endswith("/") else wanted + "/"
     documents = store.documents(shown)
     folder = shown
@@ -77,7 +93,28 @@ def index_for_prefix(store: Store, prefix: str, budget: int | None = None) -> In
         )
     sections = sum(d.section_count for d in documents)
     header = f"Documents under {shown}: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
-    return _render(documents, header, base=folder, budget=budget)
+    return _render(documents, header, base=folder, budget=budget, syntax=syntax)
+
+
+def document_outline(
+    doc: DocumentEntry, sections: Sequence[tuple[str, tuple[str, ...], str]], budget: int
+) -> IndexText:
+    """One document's index line, then one line per section: ``id  heading > path (kind)``.
+
+    ``sections`` are ``(id, heading path, kind)`` in document order. Sections
+    that would pass ``budget`` tokens are counted in a last line instead.
+    """
+    lines = [f"Sections of {doc.path}: {_count(doc.section_count, 'section')}", _full_line(doc)]
+    used = _tokens(lines)
+    for shown, (sid, heading_path, kind) in enumerate(sections):
+        line = f"  - {sid}  {' > '.join(heading_path) or '(no heading)'} ({kind})"
+        more = f"  … {len(sections) - shown:,} more sections: read or neighbours from the last id shown"
+        if used + estimate_tokens(line) + estimate_tokens(more) > budget and shown < len(sections) - 1:
+            lines.append(more)
+            break
+        lines.append(line)
+        used += estimate_tokens(line)
+    return IndexText("\n".join(lines), "sections", _tokens(lines))
 
 
 def normalise_prefix(prefix: str) -> str:
@@ -123,10 +160,13 @@ def _compact_line(doc: DocumentEntry) -> str:
 
 
 _COMPACT_LEGEND = "One line per document: path (sections)."
-_FOLDER_LEGEND = 'Folders are collapsed: call index(prefix="folder/") to list one.'
 
 
-def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> IndexText:
+def _folder_legend(syntax: Syntax) -> str:
+    return f"Folders are collapsed: {syntax.verb} {syntax.expand('folder/')} to list one."
+
+
+def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax) -> IndexText:
     candidates: list[tuple[str, list[str]]] = [
         ("full", [header, *map(_full_line, documents)]),
         ("titles", [header, *map(_title_line, documents)]),
@@ -136,10 +176,10 @@ def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budge
         tokens = _tokens(lines)
         if tokens <= budget:
             return IndexText("\n".join(lines), mode, tokens)
-    fitting = _deepest_grouping(documents, header, base=base, budget=budget)
+    fitting = _deepest_grouping(documents, header, base=base, budget=budget, syntax=syntax)
     if fitting is not None:
         return IndexText("\n".join(fitting), "hierarchical", _tokens(fitting))
-    lines = _truncated(documents, header, base=base, budget=budget)
+    lines = _truncated(documents, header, base=base, budget=budget, syntax=syntax)
     return IndexText("\n".join(lines), "truncated", _tokens(lines))
 
 
@@ -161,14 +201,16 @@ def _grouped(documents: Sequence[DocumentEntry], *, base: str, depth: int) -> li
     return [line for _, line in sorted(lines)]
 
 
-def _deepest_grouping(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> list[str] | None:
+def _deepest_grouping(
+    documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax
+) -> list[str] | None:
     deepest = max(d.path[len(base) :].count("/") for d in documents)
     best: list[str] | None = None
     for depth in range(1, deepest + 1):
         lines = [
             header,
             _COMPACT_LEGEND,
-            _FOLDER_LEGEND,
+            _folder_legend(syntax),
             *_grouped(documents, base=base, depth=depth),
         ]
         if _tokens(lines) > budget:
@@ -177,16 +219,16 @@ def _deepest_grouping(documents: Sequence[DocumentEntry], header: str, *, base: 
     return best
 
 
-def _truncated(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int) -> list[str]:
+def _truncated(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax) -> list[str]:
     entries = _grouped(documents, base=base, depth=1)
-    head = [header, _COMPACT_LEGEND, _FOLDER_LEGEND]
+    head = [header, _COMPACT_LEGEND, _folder_legend(syntax)]
     if _tokens(head) > budget:
         return _shortened(header, budget)
     lines = list(head)
     used = _tokens(lines)
     for shown, entry in enumerate(entries):
         rest = len(entries) - shown
-        more = f'… {rest:,} more entries: call index(prefix="…") with a folder or path prefix.'
+        more = f"… {rest:,} more entries: {syntax.verb} {syntax.expand('…')} with a folder or path prefix."
         cost = estimate_tokens(entry)
         if used + cost + estimate_tokens(more) > budget:
             if used + estimate_tokens(more) <= budget:

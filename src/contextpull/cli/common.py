@@ -10,23 +10,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ContextPullError
-from ..paths import DEFAULT_STORE, STORE_ENV, store_path
+from ..paths import STORE_ENV, store_path
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
         metavar="PATH",
-        help=f"store file (default: ${STORE_ENV}, then {DEFAULT_STORE})",
+        help=f"store file (default: ${STORE_ENV}, then the store of this folder: see `contextpull stores`)",
     )
 
 
-def add_json_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+def add_json_option(parser: argparse.ArgumentParser, help_text: str = "print the result as JSON") -> None:
+    parser.add_argument("--json", action="store_true", help=help_text)
 
 
 def resolve_store_path(args: argparse.Namespace) -> Path:
-    """``--store``, then ``$CONTEXTPULL_STORE``, then ``./.contextpull/store.sqlite``."""
+    """``--store``, then ``$CONTEXTPULL_STORE``, then the store of the working folder (:mod:`contextpull.paths`)."""
     return store_path(getattr(args, "store", None))
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..paths import STORE_ENV, env_store_path
+from ..paths import STORE_ENV, env_store_path, remember
 from ..settings import FileLimits, SectionSettings
 from .common import add_json_option, emit
 from .progress import progress_bar
@@ -32,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--store",
         metavar="PATH",
         type=Path,
-        help=f"store file (default: ${STORE_ENV}, then DIR/.contextpull/store.sqlite)",
+        help=f"store file (default: ${STORE_ENV}, then DIR/.contextpull/store.sqlite, or a store in"
+        " $XDG_DATA_HOME/contextpull/stores/ when DIR is read-only)",
     )
     for flag, default, meaning in (
         ("--max-depth", defaults.max_depth, "deepest heading level that starts a section"),
@@ -73,6 +75,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="drop the store's vectors and embed every section again (to change the model)",
     )
+    parser.add_argument(
+        "--summarizer",
+        metavar="SPEC",
+        help="write each document's index line with a model: local:MODEL, anthropic:MODEL or openai:MODEL "
+        "(cached by document and model; default: offline, the first informative sentence)",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="let DIR replace the corpus of another folder in the store (refused otherwise)",
+    )
     add_json_option(parser)
     parser.set_defaults(func=run, parser=parser)
 
@@ -89,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
     if args.index_budget < 0 or args.jobs < 0:
         parser.error("--index-budget and --jobs must be 0 or more")
     store = args.store or env_store_path()
+    summarise = None
+    if args.summarizer:
+        from ..eval.summaries import ModelSummariser
+
+        summarise = ModelSummariser(args.summarizer)
     with progress_bar() as progress, progress_bar("embedding", min_total=EMBED_MIN) as embed_progress:
         report = ingest(
             args.dir,
@@ -100,8 +118,17 @@ def run(args: argparse.Namespace) -> int:
             embed=args.embed,
             reembed=args.reembed,
             embed_progress=embed_progress,
+            replace=args.replace,
+            summarise=summarise,
         )
+    remember(Path(report.store), args.dir)
     emit(args, report.to_dict(), lambda _: render(report))
+    if report.documents_seen == 0:
+        print(
+            f"contextpull: warning: no documents found under {args.dir} (hidden files, files in "
+            ".contextpullignore and unsupported types are left out); the store is empty",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -1,4 +1,9 @@
-"""The ``contextpull`` command: the parser built from the command modules, and ``main``."""
+"""The ``contextpull`` command: the parser built from the command modules, and ``main``.
+
+Every failure is one line on stderr (or the error object on stdout with
+``--json``) and exit status 1 for store or input problems, 2 for usage or
+tool errors; no traceback reaches the user (:mod:`contextpull.cli.failures`).
+"""
 
 from __future__ import annotations
 
@@ -7,40 +12,66 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from .._version import __version__
 from ..errors import ContextPullError
 from ..extras import missing_dependency
 from .common import print_error
+from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
-COMMAND_MODULES = ("ingest", "ops", "serve", "bench")
+COMMAND_MODULES = ("ingest", "ops", "serve", "bench", "results", "stores")
+#: subcommands whose positional argument is free text that may start with ``-``
+_TEXT_COMMANDS = {"search": "--no-cache", "grep": "--filter"}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error that says how to pass text starting with ``-``.
+
+    ``contextpull grep --filter`` reads ``--filter`` as an option; argparse
+    then says only that PATTERN is missing, or that ``--filter`` is unknown.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.rsplit(" ", 1)[-1]
+        if command in _TEXT_COMMANDS and ("required" in message or "unrecognized" in message):
+            message += (
+                f"\n  to {command} for text that starts with '-', put it after `--`:"
+                f" contextpull {command} -- {_TEXT_COMMANDS[command]}"
+            )
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="contextpull",
         description="Pull, don't push: an index and five citable tools over a folder of documents.",
+        epilog="Start with `contextpull ingest DIR`; then `contextpull search WORDS` from the same folder. "
+        "`contextpull COMMAND -h` explains a command.",
     )
+    parser.add_argument("--version", action="version", version=f"contextpull {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__package__}.{name}").register(subparsers)
+    for command in subparsers.choices.values():
+        command.set_defaults(command_parser=command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        # Reported by the command's own parser, so the error can say how to pass text starting with '-'.
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return int(args.func(args) or 0)
-    except ContextPullError as err:
+    except ModuleNotFoundError as raised:
+        # The net under each command's own checks: a missing library is named with its extra.
+        missing = missing_dependency(raised)
+        err = missing if missing is not None else as_error(raised)
         print_error(err, as_json=getattr(args, "json", False))
         return err.exit_code
-    except ModuleNotFoundError as err:
-        # The net under each command's own checks: a missing library is named with its extra.
-        missing = missing_dependency(err)
-        if missing is None:
-            raise
-        print_error(missing, as_json=getattr(args, "json", False))
-        return 1
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -49,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("contextpull: interrupted", file=sys.stderr)
         return 130
+    except Exception as raised:  # noqa: BLE001 - the one place every failure becomes one line
+        err = raised if isinstance(raised, ContextPullError) else as_error(raised)
+        print_error(err, as_json=getattr(args, "json", False))
+        return err.exit_code
 
 
 if __name__ == "__main__":

@@ -16,17 +16,24 @@ from typing import Any
 
 from ..ops.hybrid import MODES
 from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
-from ..ops.results import GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
+from ..ops.results import GrepLine, GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
+from ..syntax import CLI
 from ..tools.instructions import claude_md
 from ..tools.schemas import TOOLS, openai_tools
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 
 Handler = Callable[[Ops, argparse.Namespace], Any]
+#: matching lines per section the CLI shows by default; a person reads them all, a model's tool shows one
+CLI_GREP_LINES = 10
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     index = _store_command(subparsers, "index", "print the corpus index (table of contents)", _index)
-    index.add_argument("--prefix", metavar="P", help="only the documents under this folder or path prefix")
+    index.add_argument(
+        "--prefix",
+        metavar="P",
+        help="only the documents under this folder or path prefix; a document's path lists its sections",
+    )
 
     search = _store_command(subparsers, "search", "ranked pointers to matching sections (no bodies)", _search)
     search.add_argument("query", metavar="QUERY", help="words to look for")
@@ -51,6 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grep.add_argument(
         "--limit", type=int, default=DEFAULT_GREP_LIMIT, metavar="N", help="matching sections at most (1-100)"
     )
+    grep.add_argument(
+        "--lines",
+        type=int,
+        default=CLI_GREP_LINES,
+        metavar="N",
+        help=f"matching lines shown per section (1-50, default {CLI_GREP_LINES})",
+    )
 
     neighbours = _store_command(subparsers, "neighbours", "the sections around a section", _neighbours)
     neighbours.add_argument("id", metavar="ID", help="section id, like guides/install.md#3")
@@ -65,13 +79,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_store_option(export)
     export.add_argument("--out", type=Path, metavar="FILE", help="write here instead of stdout")
+    add_json_option(export, "with --out: print what was written as JSON (the chunks are JSON lines either way)")
     export.set_defaults(func=_export_chunks)
 
-    tools_json = subparsers.add_parser("tools-json", help="print the five tool schemas as JSON")
-    tools_json.add_argument("--format", choices=("anthropic", "openai"), default="anthropic")
+    tools_json = subparsers.add_parser(
+        "tools-json",
+        help="print the five tool schemas as JSON",
+        description="Print the schemas of index, search, read, grep and neighbours, for a tool loop "
+        "in any language: the Anthropic tool shape, or with --format openai the OpenAI function shape.",
+    )
+    tools_json.add_argument(
+        "--format", choices=("anthropic", "openai"), default="anthropic", help="schema shape (default: anthropic)"
+    )
     tools_json.set_defaults(func=_tools_json)
 
-    claude = subparsers.add_parser("claude-md", help="print a CLAUDE.md snippet about the tools")
+    claude = subparsers.add_parser(
+        "claude-md",
+        help="print a CLAUDE.md snippet about the tools",
+        description="Print the instructions that tell a model to pull (index, search, then read and cite) "
+        "instead of guessing; append them to a project's CLAUDE.md: contextpull claude-md >> CLAUDE.md",
+    )
     claude.set_defaults(func=lambda args: _write(claude_md()))
 
 
@@ -83,7 +110,7 @@ def _store_command(
     add_json_option(parser)
 
     def run(args: argparse.Namespace) -> int:
-        with Ops.open(resolve_store_path(args)) as ops:
+        with Ops.open(resolve_store_path(args), syntax=CLI) as ops:
             result = handler(ops, args)
             emit(args, result.to_dict(), lambda _: _RENDER[name](result))
         return 0
@@ -115,7 +142,7 @@ def _read(ops: Ops, args: argparse.Namespace) -> Any:
 
 
 def _grep(ops: Ops, args: argparse.Namespace) -> Any:
-    return ops.grep(args.pattern, args.in_, args.regex, args.limit)
+    return ops.grep(args.pattern, args.in_, args.regex, args.limit, args.lines)
 
 
 def _neighbours(ops: Ops, args: argparse.Namespace) -> Any:
@@ -123,19 +150,24 @@ def _neighbours(ops: Ops, args: argparse.Namespace) -> Any:
 
 
 def _export_chunks(args: argparse.Namespace) -> int:
-    with Ops.open(resolve_store_path(args)) as ops:
+    store_path = resolve_store_path(args)
+    with Ops.open(store_path) as ops:
         if args.out is None:
             _write_chunks(ops, sys.stdout)
-        else:
-            with open(args.out, "w", encoding="utf-8") as out:
-                _write_chunks(ops, out)
+            return 0
+        with open(args.out, "w", encoding="utf-8") as out:
+            count = _write_chunks(ops, out)
+    written = {"out": str(args.out), "chunks": count, "store": str(store_path)}
+    emit(args, written, lambda data: f"wrote {data['chunks']:,} chunks to {data['out']}")
     return 0
 
 
-def _write_chunks(ops: Ops, out: Any) -> None:
-    for chunk in ops.chunks():
+def _write_chunks(ops: Ops, out: Any) -> int:
+    count = 0
+    for count, chunk in enumerate(ops.chunks(), 1):
         out.write(json.dumps(chunk, ensure_ascii=False) + "\n")
     out.flush()
+    return count
 
 
 def _tools_json(args: argparse.Namespace) -> int:
@@ -190,7 +222,11 @@ def _render_neighbours(result: NeighboursResult) -> str:
 
 
 def _render_grep(result: GrepResult) -> str:
-    lines = [f"[{m.id}]:{m.line_number}: {m.line}" for m in result.matches]
+    lines = []
+    for match in result.matches:
+        lines.append(f"[{match.id}] {' > '.join(match.heading_path)}")
+        for shown in (GrepLine(match.line_number, match.line), *match.more_lines):
+            lines.append(f"  {match.doc}:{shown.line_number}: {shown.line}")
     if result.truncated:
         lines.append("(truncated: more sections match; raise --limit or narrow with --in)")
     if result.hint:

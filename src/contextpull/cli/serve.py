@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadArgument, ContextPullError
-from ..paths import default_store_path
+from ..errors import BadArgument, ContextPullError, StoreMissing
+from ..paths import remember
 from ..server.http_guard import TOKEN_ENV
 from ..server.http_limits import HttpLimits
 from ..server.launch import LAUNCHERS, http_entry, stdio_entry
@@ -199,7 +199,8 @@ def _store_for(target: Path) -> Path:
         file=sys.stderr,
         flush=True,
     )
-    return default_store_path(target)
+    remember(Path(report.store), target)
+    return Path(report.store)
 
 
 # --- mcp-config ---------------------------------------------------------------
@@ -220,8 +221,14 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
     if args.spec and args.launcher == "path":
         raise BadArgument("--spec applies to --launcher uvx or pipx only", "add --launcher uvx (or pipx)")
+    target = _target(args)
+    if not args.path and not target.exists():  # a named PATH may be a folder to ingest later
+        raise StoreMissing(
+            f"no store at {target}, so the configuration would point at nothing",
+            "run `contextpull ingest DIR` first, or name the folder: `contextpull mcp-config DIR`",
+        )
     spec = str(Path(args.spec).absolute()) if args.spec and Path(args.spec).is_file() else args.spec
-    entry = stdio_entry(_target(args), args.launcher, spec)
+    entry = stdio_entry(target.resolve(), args.launcher, spec)
     return {"mcpServers": {args.name: entry}}, [
         "claude",
         "mcp",

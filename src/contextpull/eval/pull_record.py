@@ -186,13 +186,20 @@ def observe(run: PullRun, name: str, arguments: dict[str, Any], payload: Any, is
     bad pattern) adds nothing but the call itself.
     """
     run.tool_calls.append(ToolUse(name, dict(arguments), is_error))
-    if is_error or not isinstance(payload, dict):
+    if is_error:
         return
     if name == "read":
-        run.read_ids.append(str(payload.get("id") or arguments.get("id", "")))
-        views = [payload, *payload.get("before", []), *payload.get("after", [])]
-        run.read_sections.extend((view["id"], view["text"]) for view in views if "text" in view)
-    elif name == "search":
+        # The id asked for counts even when the result does not parse (a large
+        # result truncated or redirected to a file by the host): the model read it.
+        read_id = payload.get("id") if isinstance(payload, dict) else None
+        run.read_ids.append(str(read_id or arguments.get("id", "")))
+        if isinstance(payload, dict):
+            views = [payload, *payload.get("before", []), *payload.get("after", [])]
+            run.read_sections.extend((view["id"], view["text"]) for view in views if "text" in view)
+        return
+    if not isinstance(payload, dict):
+        return
+    if name == "search":
         for hit in payload.get("hits", []):
             run.seen_ids.append(hit["id"])
             if hit.get("snippet"):

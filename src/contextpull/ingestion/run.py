@@ -21,6 +21,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import time
@@ -31,14 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import FormatVersionError, StoreCorrupt
+from ..errors import FormatVersionError, StoreCorrupt, StoreOfAnotherCorpus
 from ..index import DEFAULT_BUDGET, build_index
 from ..parse.formats import parsers_fingerprint
-from ..paths import default_store_path
+from ..paths import DEFAULT_STORE, default_store_path
 from ..settings import SectionSettings
 from ..store.connection import Store
 from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
+from ..summaries import OFFLINE, Summariser, one_line
 from ..terms import ANALYSIS_VERSION
 from . import vectors
 from .analyse import Analysed, analyse_all, default_workers
@@ -48,6 +50,8 @@ from .limits import FileSkipped, digest_file
 DEFAULT_SETTINGS = SectionSettings()
 
 Progress = Callable[[int, int], None]
+#: appended to a model's name in the index header once an ingest without it summarised changed documents
+_SINCE = ", offline for documents changed since"
 
 
 @dataclass
@@ -98,6 +102,8 @@ def ingest(
     embed: vectors.EmbedSpec | None = None,
     reembed: bool = False,
     embed_progress: Progress | None = None,
+    replace: bool = False,
+    summarise: Summariser | None = None,
 ) -> IngestReport:
     """Bring the store at ``store_path`` (default ``root/.contextpull/store.sqlite``)
     up to date with the documents under ``root``.
@@ -114,6 +120,13 @@ def ingest(
     keeps them current with its own model whether or not ``embed`` is given,
     and refuses another model unless ``reembed`` (re-embed every section).
     ``embed_progress(done, total)`` follows the sections being embedded.
+
+    ``summarise`` writes each new or changed document's index line (a model,
+    handed in by a surface); a store summarised by another writes every
+    line again. Without it, documents get the offline summary and a store
+    keeps the summaries it has. A store remembers the folder it was built
+    from; ingesting another folder into it raises
+    :class:`StoreOfAnotherCorpus` unless ``replace``.
     Raises :class:`UnreadableCorpus`, :class:`StoreLocked`, :class:`NotAStore`,
     and the :class:`EmbeddingError` family.
     """
@@ -135,20 +148,49 @@ def ingest(
     try:
         state = _StoredState.load(store_path)
         meta = state.meta if state is not None else {}
+        if state is not None and not replace:
+            _check_same_corpus(meta.get("corpus_root"), root, store_path)
         job = vectors.plan(embed, meta, str(store_path), reembed=reembed)
-        if state is not None and state.matches(hashes, settings, index_budget) and vectors.up_to_date(job, meta):
+        summaries = summarise.name if summarise is not None else None
+        unchanged = state is not None and state.matches(hashes, settings, index_budget, corpus_root(root), summaries)
+        if unchanged and state is not None and vectors.up_to_date(job, meta):
             _report_unchanged(report, state, files)
         else:
-            _write(report, store_path, files, hashes, settings, index_budget, progress, workers, job, embed_progress)
+            plan = _WritePlan(
+                settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise
+            )
+            _write(report, store_path, files, hashes, plan)
     except StoreCorrupt:
         kept = _set_aside(store_path)
         report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
         report.documents_seen = len(found.files)
         job = vectors.plan(embed, {}, str(store_path), reembed=reembed)
-        _write(report, store_path, files, hashes, settings, index_budget, progress, workers, job, embed_progress)
+        plan = _WritePlan(settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise)
+        _write(report, store_path, files, hashes, plan)
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
     return report
+
+
+def corpus_root(root: Path) -> str:
+    """The absolute folder a store records as its corpus."""
+    return str(Path(root).resolve())
+
+
+def _check_same_corpus(recorded: str | None, root: Path, store_path: Path) -> None:
+    """Refuse to put ``root`` into a store of another folder.
+
+    A store inside the folder itself (``root/.contextpull/``) moves and is
+    copied with it, so there a different recorded root means the folder
+    moved: the store is its own and the new root is recorded.
+    """
+    if store_path.resolve() == (root / DEFAULT_STORE).resolve():
+        return
+    if recorded and recorded != corpus_root(root):
+        raise StoreOfAnotherCorpus(
+            f"{store_path} holds the corpus of {recorded}, not {corpus_root(root)}",
+            "pass --replace to replace it, or --store PATH for a store of its own",
+        )
 
 
 def _set_aside(store_path: Path) -> Path:
@@ -197,10 +239,14 @@ class _StoredState:
                 raise StoreCorrupt(f"{store_path} failed SQLite's quick_check")
             return cls(store.document_hashes(), store.skipped_files(), store.all_meta())
 
-    def matches(self, hashes: dict[str, str], settings: SectionSettings, budget: int) -> bool:
+    def matches(
+        self, hashes: dict[str, str], settings: SectionSettings, budget: int, root: str, summaries: str | None
+    ) -> bool:
         known = {**self.documents, **{p: h for p, (h, _) in self.skipped.items()}}
         return (
-            self.meta.get("settings") == settings.fingerprint()
+            self.meta.get("corpus_root") == root
+            and (summaries is None or self.meta.get("summaries") == summaries)
+            and self.meta.get("settings") == settings.fingerprint()
             and self.meta.get("parsers") == parsers_fingerprint()
             and self.meta.get("index_budget") == str(budget)
             and known == hashes
@@ -219,31 +265,47 @@ def _report_unchanged(report: IngestReport, state: _StoredState, files: list[Fou
     report.vectors = int(state.meta.get(vectors.META_COUNT, 0))
 
 
+@dataclass(frozen=True)
+class _WritePlan:
+    """How a write sections, indexes, embeds and summarises (what ``ingest`` was asked)."""
+
+    settings: SectionSettings
+    index_budget: int
+    progress: Progress | None
+    workers: int
+    job: vectors.VectorJob | None
+    embed_progress: Progress | None
+    root: str
+    summarise: Summariser | None
+
+
 def _write(
-    report: IngestReport,
-    store_path: Path,
-    files: list[FoundFile],
-    hashes: dict[str, str],
-    settings: SectionSettings,
-    index_budget: int,
-    progress: Progress | None,
-    workers: int,
-    job: vectors.VectorJob | None,
-    embed_progress: Progress | None,
+    report: IngestReport, store_path: Path, files: list[FoundFile], hashes: dict[str, str], plan: _WritePlan
 ) -> None:
     """Apply the corpus to the store in one transaction (or one new file)."""
+    settings, index_budget, progress, workers = plan.settings, plan.index_budget, plan.progress, plan.workers
     with StoreWriter(store_path) as writer:
         previous = writer.document_hashes()
         parsers = parsers_fingerprint()
-        if writer.meta("settings") != settings.fingerprint() or writer.meta("parsers") != parsers:
-            writer.clear()  # other section boundaries or parsers: every document is re-sectioned
+        stored_summaries = writer.meta("summaries") or OFFLINE
+        summaries = plan.summarise.name if plan.summarise is not None else stored_summaries
+        if (
+            writer.meta("settings") != settings.fingerprint()
+            or writer.meta("parsers") != parsers
+            or summaries != stored_summaries
+        ):
+            writer.clear()  # other section boundaries, parsers or summariser: every document is done again
         todo = _plan(writer, report, files, hashes)
+        if plan.summarise is None and todo and summaries != OFFLINE and not summaries.endswith(_SINCE):
+            summaries += _SINCE  # the header must not credit the model with lines it did not write
         report.deleted = len(previous.keys() - hashes.keys())
         if workers == 0:
             workers = default_workers(todo)
         analysed = analyse_all(todo, settings, workers=workers)
         try:
             for done, result in enumerate(analysed, 1):
+                if plan.summarise is not None and result.document is not None:
+                    result = _summarised(result, plan.summarise)
                 _store_analysed(writer, report, result, is_new=result.path not in previous)
                 if progress is not None:
                     progress(done, len(todo))
@@ -251,12 +313,12 @@ def _write(
             analysed.close()
         documents = writer.documents()
         fingerprint = corpus_fingerprint(writer.document_hashes())
-        index = build_index(documents, fingerprint=fingerprint, budget=index_budget)
+        index = build_index(documents, fingerprint=fingerprint, budget=index_budget, summaries=summaries)
         report.documents = len(documents)
         report.sections = sum(d.section_count for d in documents)
         vector_meta: dict[str, str] = {}
-        if job is not None:
-            done_vectors, vector_meta = vectors.update(writer, job, embed_progress)
+        if plan.job is not None:
+            done_vectors, vector_meta = vectors.update(writer, plan.job, plan.embed_progress)
             report.embed_model = done_vectors.model
             report.vectors_embedded, report.vectors_reused = done_vectors.embedded, done_vectors.reused
             report.vectors = done_vectors.count
@@ -264,6 +326,8 @@ def _write(
             {
                 **vector_meta,
                 "contextpull_version": __version__,
+                "corpus_root": plan.root,
+                "summaries": summaries,
                 "settings": settings.fingerprint(),
                 "analysis_version": ANALYSIS_VERSION,
                 "parsers": parsers,
@@ -280,6 +344,14 @@ def _write(
     report.wrote = True
     report.index_mode, report.index_tokens = index.mode, index.tokens
     report.fingerprint = fingerprint
+
+
+def _summarised(result: Analysed, summarise: Summariser) -> Analysed:
+    doc = result.document
+    assert doc is not None
+    text = "".join(section.text for section in doc.sections)  # sections tile the text (analysis drops doc.text)
+    line = one_line(doc.title, summarise(doc.path, doc.title, text))
+    return dataclasses.replace(result, document=dataclasses.replace(doc, summary=line))
 
 
 def _plan(writer: StoreWriter, report: IngestReport, files: list[FoundFile], hashes: dict[str, str]) -> list[FoundFile]:

@@ -42,7 +42,7 @@ _UNSUPPORTED = re.compile(r"invalid perl operator|invalid escape sequence: \\[1-
 
 @dataclass(frozen=True)
 class LineHit:
-    """Where a section first matches: 1-based line number, the line, and the match span in it."""
+    """A matching line of a section: 1-based line number in the section, the line, and the match span in it."""
 
     line_number: int
     line: str
@@ -62,17 +62,21 @@ class LiteralPattern:
         self.folded = pattern.casefold()
         self.prefilter = self.folded if len(self.folded) >= TRIGRAM and "\x00" not in self.folded else None
 
-    def first_line(self, text: str) -> LineHit | None:
+    def lines(self, text: str, most: int) -> list[LineHit]:
+        """Up to ``most`` matching lines of ``text``, in order (line numbers 1-based within it)."""
         if self.folded not in text.casefold():
-            return None
+            return []
+        hits = []
         for number, line in enumerate(text.split("\n"), start=1):
             folded_line = line.casefold()
             at = folded_line.find(self.folded)
             if at >= 0:
                 start = _original_offset(line, at)
                 end = _original_offset(line, at + len(self.folded))
-                return LineHit(number, line, start, end)
-        raise AssertionError("case folding is per character, so a match lies within a line")
+                hits.append(LineHit(number, line, start, end))
+                if len(hits) == most:
+                    break
+        return hits
 
 
 class RegexPattern:
@@ -90,16 +94,25 @@ class RegexPattern:
         literal = required_literal(pattern)
         self.prefilter = literal.casefold() if literal and len(literal) >= TRIGRAM else None
 
-    def first_line(self, text: str) -> LineHit | None:
-        match = self._regex.search(text)
-        if match is None:
-            return None
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        line_end = text.find("\n", line_start)
-        line_end = len(text) if line_end < 0 else line_end
-        number = text.count("\n", 0, line_start) + 1
-        end = min(match.end(), line_end) - line_start
-        return LineHit(number, text[line_start:line_end], match.start() - line_start, end)
+    def lines(self, text: str, most: int) -> list[LineHit]:
+        """Up to ``most`` lines where a match starts, in order (line numbers 1-based within ``text``)."""
+        hits: list[LineHit] = []
+        position = 0
+        number = 1
+        while len(hits) < most and position <= len(text):
+            match = self._regex.search(text, position)
+            if match is None:
+                break
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            line_end = text.find("\n", match.start())
+            line_end = len(text) if line_end < 0 else line_end
+            number += text.count("\n", position, line_start)
+            end = min(match.end(), line_end) - line_start
+            hits.append(LineHit(number, text[line_start:line_end], match.start() - line_start, end))
+            # the next match must start on a later line
+            position = line_end + 1
+            number += 1
+        return hits
 
 
 Pattern = LiteralPattern | RegexPattern
@@ -157,25 +170,26 @@ def trim_line(hit: LineHit, width: int = LINE_WIDTH) -> str:
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    hits: list[tuple[SectionRow, LineHit]]
+    #: matching sections in order, each with its first ``lines_per_section`` matching lines
+    hits: list[tuple[SectionRow, list[LineHit]]]
     #: more sections matched than the limit
     more: bool
     #: the scan stopped at its budget before reaching the end
     exhausted: bool
 
 
-def scan(rows: Iterable[SectionRow], pattern: Pattern, limit: int) -> ScanOutcome:
+def scan(rows: Iterable[SectionRow], pattern: Pattern, limit: int, lines_per_section: int = 1) -> ScanOutcome:
     """Verify candidate sections in order until ``limit + 1`` match or the budget runs out."""
-    hits: list[tuple[SectionRow, LineHit]] = []
+    hits: list[tuple[SectionRow, list[LineHit]]] = []
     chars = 0
     deadline = time.monotonic() + SCAN_BUDGET_SECONDS
     for row in rows:
         text = row.text or ""
-        hit = pattern.first_line(text)
-        if hit is not None:
+        found = pattern.lines(text, lines_per_section)
+        if found:
             if len(hits) == limit:
                 return ScanOutcome(hits, more=True, exhausted=False)
-            hits.append((row, hit))
+            hits.append((row, found))
         chars += len(text)
         if chars > SCAN_BUDGET_CHARS or time.monotonic() > deadline:
             return ScanOutcome(hits, more=False, exhausted=True)

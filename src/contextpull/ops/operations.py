@@ -33,15 +33,17 @@ from ..errors import (
     UnknownSection,
     WrongType,
 )
-from ..index import index_for_prefix
+from ..index import DEFAULT_BUDGET, document_outline, index_for_prefix, normalise_prefix
 from ..records import section_id, split_section_id
 from ..store import queries
 from ..store.connection import Store
+from ..syntax import TOOL, Syntax
 from ..terms import analyse_query
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, fuse
 from .ranking import RankedSection, rank
 from .results import (
+    GrepLine,
     GrepMatch,
     GrepResult,
     IndexResult,
@@ -56,6 +58,8 @@ from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 #: inclusive bounds of every numeric argument, shared with the tool schemas
 SEARCH_LIMIT = (1, 50)
 GREP_LIMIT = (1, 100)
+#: matching lines shown per section, at most
+GREP_LINES = (1, 50)
 SNIPPET_WIDTH = (0, MAX_SNIPPET)
 CONTEXT = (0, 5)
 QUERY_LENGTH = (1, 500)
@@ -65,10 +69,6 @@ FILTER_PATTERNS = 20
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_GREP_LIMIT = 20
 _TOP_LEVEL_SHOWN = 30
-_COMMON_HINT = (
-    "these words occur in very many sections, so the ranking looked at a bounded sample;"
-    " add a more distinctive word, narrow with `in`, or grep for an exact phrase"
-)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,37 +80,65 @@ class Ops(Closeable):
     """The operations over one open :class:`Store` (one per thread, like the store).
 
     ``snippet`` is the default snippet width for :meth:`search`; 0 gives
-    heading-only results.
+    heading-only results. ``syntax`` is how hints and suggestions name the
+    next action: tool calls (the default, for models) or CLI commands.
     """
 
     def __init__(
-        self, store: Store, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None
+        self,
+        store: Store,
+        *,
+        snippet: int = DEFAULT_SNIPPET,
+        embedder: pullvec.Embedder | None = None,
+        syntax: Syntax = TOOL,
     ) -> None:
         self.store = store
         self.snippet = _bounded_int("snippet", snippet, SNIPPET_WIDTH)
         self._vectors = StoreVectors(store, embedder)
+        self.syntax = syntax
 
     @classmethod
-    def open(cls, path: str | Path, *, snippet: int = DEFAULT_SNIPPET, embedder: pullvec.Embedder | None = None) -> Ops:
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        snippet: int = DEFAULT_SNIPPET,
+        embedder: pullvec.Embedder | None = None,
+        syntax: Syntax = TOOL,
+    ) -> Ops:
         """Open the store at ``path`` read-only (raises the :class:`StoreError` family).
 
         ``embedder`` embeds queries for hybrid search; by default it is built
         from the model the store records, when the store has vectors.
         """
-        return cls(Store.open(path), snippet=snippet, embedder=embedder)
+        return cls(Store.open(path), snippet=snippet, embedder=embedder, syntax=syntax)
 
     def close(self) -> None:
         self.store.close()
 
     # --- index ---------------------------------------------------------------
     def index(self, prefix: str | None = None) -> IndexResult:
-        """The stored index, or the documents under ``prefix`` in the same line format."""
+        """The stored index, or the documents under ``prefix`` in the same line format.
+
+        A prefix that is a document's whole path lists that document's
+        sections with their ids.
+        """
         if prefix is None:
             with self.store.snapshot():
-                return IndexResult(self.store.index_text)
+                if self.syntax == TOOL:
+                    return IndexResult(self.store.index_text)
+                return IndexResult(index_for_prefix(self.store, "", syntax=self.syntax).text)
         _text("prefix", prefix, PREFIX_LENGTH)
+        path = normalise_prefix(prefix)
         with self.store.snapshot():
-            return IndexResult(index_for_prefix(self.store, prefix).text, prefix)
+            count = self.store.section_count(path) if path else None
+            if count is None:
+                return IndexResult(index_for_prefix(self.store, prefix, syntax=self.syntax).text, prefix)
+            (doc,) = [entry for entry in self.store.documents(path) if entry.path == path]
+            rows = self.store.sections_between(path, 0, count - 1)
+            budget = int(self.store.meta("index_budget") or DEFAULT_BUDGET)
+        outline = document_outline(doc, [(row.sid, row.heading_path, row.kind) for row in rows], budget)
+        return IndexResult(outline.text, prefix)
 
     # --- search --------------------------------------------------------------
     def search(
@@ -172,9 +200,9 @@ class Ops(Closeable):
             for hit in chosen
         )
         hint = (
-            _no_hits_hint(in_ is not None, len(analysed.content))
+            _no_hits_hint(self.syntax, in_ is not None, len(analysed.content))
             if not hits
-            else (_COMMON_HINT if ranking.capped else None)
+            else (_common_hint(self.syntax) if ranking.capped else None)
         )
         used = "lexical" if query_vector is None else "hybrid"
         return SearchResult(query, hits, fallback or hint, mode=used)
@@ -244,26 +272,33 @@ class Ops(Closeable):
         in_: PathFilter = None,
         regex: bool = False,
         limit: int = DEFAULT_GREP_LIMIT,
+        lines: int = 1,
     ) -> GrepResult:
-        """Sections containing ``pattern`` (case-insensitive), in document order, one line each."""
+        """Sections containing ``pattern`` (case-insensitive), in document order, with up to
+        ``lines`` matching lines each (the tool shows one; the CLI more), numbered as in the file."""
         if not isinstance(pattern, str):
             raise WrongType("pattern must be a string", "pass the text to look for")
         _check_encodable("pattern", pattern, PatternRejected)
         if not isinstance(regex, bool):
             raise WrongType("regex must be true or false", "omit it for a literal match")
         limit = _bounded_int("limit", limit, GREP_LIMIT)
+        lines = _bounded_int("lines", lines, GREP_LINES)
         compiled = compile_pattern(pattern, regex)
         store = self.store
         with store.snapshot():
             doc_ids = self._documents(in_)
             with closing(store.grep_candidates(compiled.prefilter, doc_ids)) as rows:
-                outcome = scan(rows, compiled, limit)
+                outcome = scan(rows, compiled, limit, lines)
+            offsets = [store.lines_before(row.path, row.ordinal) for row, _ in outcome.hits]
         matches = tuple(
-            GrepMatch(row.sid, row.path, row.heading_path, hit.line_number, trim_line(hit)) for row, hit in outcome.hits
+            _grep_match(row, [GrepLine(offset + hit.line_number, trim_line(hit)) for hit in hits])
+            for (row, hits), offset in zip(outcome.hits, offsets, strict=True)
         )
         hint = None
         if outcome.exhausted:
-            hint = "the scan stopped at its time budget; narrow it with `in` or grep for a longer literal"
+            hint = (
+                f"the scan stopped at its time budget; narrow it with {self.syntax.filter} or grep for a longer literal"
+            )
         elif not matches:
             hint = "no section contains this text; check the spelling, or search for the words"
         return GrepResult(pattern, regex, matches, outcome.more or outcome.exhausted, hint)
@@ -288,21 +323,25 @@ class Ops(Closeable):
             return None
         raw = [in_] if isinstance(in_, str) else in_
         if isinstance(raw, (bytes, dict)) or not isinstance(raw, Sequence):
-            raise self._bad_filter(f"`in` must be a path glob or a list of them, not {type(in_).__name__}")
+            raise self._bad_filter(
+                f"{self.syntax.filter} must be a path glob or a list of them, not {type(in_).__name__}"
+            )
         patterns = []
         for item in raw:
             if not isinstance(item, str):
-                raise self._bad_filter(f"`in` entries must be strings, not {type(item).__name__}")
+                raise self._bad_filter(f"{self.syntax.filter} entries must be strings, not {type(item).__name__}")
             normalized = item.strip().removeprefix("./").strip("/")
             if not normalized or not normalized.isprintable():
-                raise self._bad_filter(f"`in` entry {item!r} is not a path or glob")
+                raise self._bad_filter(f"{self.syntax.filter} entry {item!r} is not a path or glob")
             _check_encodable("in", normalized, BadFilter)
             patterns.append(normalized)
         if not patterns or len(patterns) > FILTER_PATTERNS:
-            raise self._bad_filter(f"`in` needs 1 to {FILTER_PATTERNS} paths or globs, got {len(patterns)}")
+            raise self._bad_filter(
+                f"{self.syntax.filter} needs 1 to {FILTER_PATTERNS} paths or globs, got {len(patterns)}"
+            )
         doc_ids = self.store.documents_matching(patterns)
         if not doc_ids:
-            raise self._bad_filter(f"no document matches `in` {', '.join(patterns)}")
+            raise self._bad_filter(f"no document matches {self.syntax.filter} {', '.join(patterns)}")
         return doc_ids
 
     def _bad_filter(self, message: str) -> BadFilter:
@@ -327,7 +366,7 @@ class Ops(Closeable):
         if count is not None:
             raise UnknownSection(
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
-                f"read {section_id(doc, count - 1)} for its last section, or search within it with in={doc!r}",
+                f"read {section_id(doc, count - 1)} for its last section, or search within it with {self.syntax.narrow(doc)}",
             )
         close = difflib.get_close_matches(doc, self.store.document_paths(), n=3)
         suggestion = (
@@ -346,10 +385,22 @@ def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
     return SectionView(row.sid, row.path, row.heading_path, row.kind, text, header_added, context, row.pages)
 
 
-def _no_hits_hint(filtered: bool, term_count: int) -> str:
-    tips = ["grep for exact codes, flags or punctuation"]
+def _grep_match(row: queries.SectionRow, lines: list[GrepLine]) -> GrepMatch:
+    first, *more = lines
+    return GrepMatch(row.sid, row.path, row.heading_path, first.line_number, first.line, tuple(more))
+
+
+def _common_hint(syntax: Syntax) -> str:
+    return (
+        "these words occur in very many sections, so the ranking looked at a bounded sample;"
+        f" add a more distinctive word, narrow with {syntax.filter}, or {syntax.grep} for an exact phrase"
+    )
+
+
+def _no_hits_hint(syntax: Syntax, filtered: bool, term_count: int) -> str:
+    tips = [f"{syntax.grep} for exact codes, flags or punctuation"]
     if filtered:
-        tips.append("drop the `in` filter")
+        tips.append(f"drop the {syntax.filter} filter")
     if term_count > 1:
         tips.append("use fewer or other words")
     return "no section matches; " + ", ".join(tips)
@@ -370,6 +421,8 @@ def _text(name: str, value: object, bounds: tuple[int, int]) -> str:
     low, high = bounds
     if not isinstance(value, str):
         raise WrongType(f"{name} must be a string, got {type(value).__name__}", f"pass {name} as text")
+    if low and value and not value.strip():
+        raise OutOfRange(f"{name} is blank (only spaces)", f"pass a non-empty {name}: the words to look for")
     significant = len(value.strip()) if low else len(value)
     if significant < low or len(value) > high:
         raise OutOfRange(

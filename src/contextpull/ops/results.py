@@ -154,17 +154,37 @@ class NeighboursResult:
 
 
 @dataclass(frozen=True)
+class GrepLine:
+    """A matching line (trimmed around the match) and its 1-based line number in the document's file."""
+
+    line_number: int
+    line: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line_number": self.line_number, "line": self.line}
+
+
+@dataclass(frozen=True)
 class GrepMatch:
-    """The first matching line of a section (trimmed around the match), 1-based within the section."""
+    """A matching section: its first matching line, and the next ones when more were asked for.
+
+    ``line_number`` counts lines in the document's file, so an editor opens
+    the file at it. ``more_lines`` is empty unless the caller asked for more
+    than one line per section (the CLI does; the tool shows one).
+    """
 
     id: str
     doc: str
     heading_path: tuple[str, ...]
     line_number: int
     line: str
+    more_lines: tuple[GrepLine, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {**_location(self.id, self.doc, self.heading_path), "line_number": self.line_number, "line": self.line}
+        out = {**_location(self.id, self.doc, self.heading_path), "line_number": self.line_number, "line": self.line}
+        if self.more_lines:
+            out["more_lines"] = [line.to_dict() for line in self.more_lines]
+        return out
 
 
 @dataclass(frozen=True)

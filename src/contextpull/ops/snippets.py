@@ -3,7 +3,8 @@
 A snippet is a window of about ``width`` characters of the section's source
 text, placed over the densest cluster of query terms, with whitespace
 collapsed to single spaces, ``…`` where the window cuts the text, and every
-token that carries a query term wrapped in ``**``. It is a pointer's label,
+token that carries a query term wrapped in ``**``, except inside URLs and code
+spans, where a mark would change what the text says. It is a pointer's label,
 not a substitute for ``read``: it is never longer than ``width`` plus the
 marks and ellipses.
 """
@@ -23,6 +24,8 @@ MARK = "**"
 ELLIPSIS = "…"
 
 _WHITESPACE = re.compile(r"\s+")
+#: text a mark must not enter: URLs (bare, <autolinks>, link targets) and `code spans`
+_VERBATIM = re.compile(r"`+[^`]*`+|<?[a-z][a-z0-9+.-]*://[^\s>)]*>?|\]\([^)\s]*\)", re.IGNORECASE)
 _HEADING_LINES = re.compile(r"(?:[ \t]*#{1,6}[ \t][^\n]*\n|[ \t]*\n)+")
 #: how far before the first matched term a window starts, as a share of its width
 _LEAD = 4
@@ -60,7 +63,10 @@ def _matches(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, s
     for line in text[origin:].split("\n"):
         folded = line.casefold()
         if any(term in folded for term in wanted):
+            verbatim = [match.span() for match in _VERBATIM.finditer(line)]
             for start, end in token_spans(line):
+                if any(v_start < end and start < v_end for v_start, v_end in verbatim):
+                    continue  # marks inside a URL or a code span would change what it says
                 token = line[start:end].casefold()
                 hit = wanted.intersection(index_terms(line[start:end])) if any(t in token for t in wanted) else None
                 if hit:

@@ -354,7 +354,7 @@ class _Builder:
             return
         title = metadata.get("title")
         if isinstance(title, (str, int, float)) and str(title).strip():
-            self.title = " ".join(str(title).split())[:MAX_TITLE_CHARS]
+            self.title = plain_text(str(title))[:MAX_TITLE_CHARS]  # entities and inline markup, as in headings
         if len(json.dumps(metadata, ensure_ascii=False)) > MAX_METADATA_CHARS:
             metadata = {"front_matter_error": f"front matter over {MAX_METADATA_CHARS:,} characters as JSON not stored"}
         self.metadata = metadata

@@ -33,6 +33,7 @@ from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
 from . import markdown, plaintext, rst
 from .blocks import Block, Outline, Span
+from .summary import first_informative_sentence
 
 __all__ = ["SOURCE_SYNTAXES", "parse_document"]
 
@@ -48,7 +49,6 @@ SUMMARY_CHARS = 200
 
 _SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*[ \t]+|\n+")
 _WORD_BREAK = re.compile(r"\s+")
-_FIRST_SENTENCE = re.compile(r".+?[.!?](?=\s|$)")
 _INDEX_STEMS = frozenset({"index", "readme", "_index"})
 
 #: how a range may be divided: a block, "text" (sentences), "words", "hard", or None (never)
@@ -92,7 +92,19 @@ class _Piece:
         return other.path[: len(self.path)] == self.path
 
     def joined(self, after: _Piece) -> _Piece:
-        path = self.path if self.named else after.path
+        """This piece and the one after it as one; a merged sibling's heading is listed, not lost.
+
+        Under this piece's heading ``after`` adds nothing to the path; a
+        heading beside it (``PyPI`` then ``Homebrew``) is appended to the last
+        heading (``PyPI; Homebrew``) so the section's heading path names all
+        it covers.
+        """
+        if not self.named:
+            path = after.path
+        elif not after.named or self.contains(after) or not self.path or not after.path or after.path == self.path:
+            path = self.path
+        else:
+            path = (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
         return _Piece(self.start, after.end, path, self.named or after.named)
 
 
@@ -340,11 +352,10 @@ def _title(path: str, outline: Outline) -> str:
 
 
 def _summary(title: str, lead: str, format: str) -> str:
-    """The title, then the first sentence of the first prose paragraph, within SUMMARY_CHARS."""
+    """The title, then the first informative sentence of the first prose paragraph, within SUMMARY_CHARS."""
     plain = plain_text(lead) if format == "markdown" else " ".join(lead.split())
-    match = _FIRST_SENTENCE.match(plain)
-    sentence = match.group() if match else plain
-    summary = f"{title}: {sentence}" if sentence and sentence != title else title
+    sentence = first_informative_sentence(title, plain)
+    summary = f"{title}: {sentence}" if sentence else title
     if len(summary) <= SUMMARY_CHARS:
         return summary
     cut = summary.rfind(" ", 0, SUMMARY_CHARS - 1)

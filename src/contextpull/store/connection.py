@@ -161,6 +161,8 @@ class Store(StoreReader, Closeable):
         path = Path(path)
         if path.is_dir():
             raise NotAStore(f"{path} is a folder, not a store file", "pass --store PATH naming a store file")
+        if path.exists() and not path.is_file():
+            raise NotAStore(f"{path} is not a regular file, so not a store", "pass the store file written by ingest")
         if not path.is_file():
             raise StoreMissing(
                 f"no store at {path}",

@@ -335,6 +335,21 @@ def section_count(conn: sqlite3.Connection, path: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def lines_before(conn: sqlite3.Connection, path: str, ordinal: int) -> int:
+    """How many lines of the document come before section ``ordinal``.
+
+    A document's sections concatenate back to its text, so this is the
+    newline count of the sections before it: add it to a line number within
+    the section to get the line number in the file.
+    """
+    row = conn.execute(
+        "SELECT coalesce(sum(length(text) - length(replace(text, char(10), ''))), 0)"
+        " FROM sections WHERE path = ? AND ordinal < ?",
+        (path, ordinal),
+    ).fetchone()
+    return int(row[0])
+
+
 def trigram_match(folded: str) -> str:
     """The ``sections_tri`` MATCH expression for sections that may contain ``folded``.
 

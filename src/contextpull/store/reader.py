@@ -38,6 +38,9 @@ class StoreReader:
     def sections_between(self, path: str, first: int, last: int) -> list[SectionRow]:
         return queries.sections_between(self._conn, path, first, last)
 
+    def lines_before(self, path: str, ordinal: int) -> int:
+        return queries.lines_before(self._conn, path, ordinal)
+
     def section_texts(self, rowids: Iterable[int]) -> dict[int, str]:
         return queries.section_texts(self._conn, rowids)
 

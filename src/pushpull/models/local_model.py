@@ -48,7 +48,10 @@ def resolve_local_model(name: str) -> Path:
     if name in (BUNDLED_NAME, Path(BUNDLED_FILE).stem):
         path = bundled_model_path()
         if not path.is_file():
-            raise NoModelConfigured(f"local:{name} is not installed yet: run `pushpull models install-local`")
+            raise NoModelConfigured(
+                f"local:{name} is not installed yet: run `pushpull models install-local --with-runtime`"
+                " (the weights, about 1.1 GB, and the runtime, which compiles for 10-15 minutes)"
+            )
         return path
     path = Path(name).expanduser()
     if not path.is_file():

@@ -1,0 +1,67 @@
+"""``contextpull results FOLDER``: the table of a recorded bench run, re-scored with no model.
+
+Every figure is computed again from the per-question records the run kept
+(:mod:`contextpull.eval.recorded`), so a published table, pull rows included,
+can be checked on a machine without the model. No model is called, and the
+output says so and names the code that made the records.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .common import add_json_option, emit
+
+#: what each kind of row measures, printed by --explain above the table
+EXPLANATION = """\
+What the rows mean (k = 5 sections per question):
+  push rows  bm25, dense, hybrid: a retriever returns 5 sections and they are pushed into the
+             model's context whole; recall@5 is the share of the gold sections among them.
+  contextpull search   ContextPull's own search, used one-shot the same way (no model).
+  pull baseline        a scripted agent that searches once and reads the top hits: the floor.
+  pull, ids read       a model with the five tools; only the sections it chose to read count.
+  pull, ids surfaced   the same runs, counting every id search or grep showed it: the gap to
+                       'ids read' is snippet leakage (answers taken from snippets, not reads).
+  pull, strict reads   the same model forced by a grammar to read before it answers.
+  faith / correct      a judge model's verdicts on the answers (pull rows: on the sections read).
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "results",
+        help="print a recorded bench run's table, re-scored from its records (no model needed)",
+        description="Re-score the bench run recorded in FOLDER (an --out folder of `contextpull bench`, "
+        "such as benchmarks/results/sample-corpus) from its per-question records and print its table, "
+        "pull rows included. No model is called and none needs to be installed.",
+    )
+    parser.add_argument("folder", type=Path, metavar="FOLDER", help="a bench output folder")
+    parser.add_argument("--explain", action="store_true", help="say what each row means above the table")
+    add_json_option(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pushpull.scoring.report import render_table, results_json
+
+    from ..eval.pull_rows import leakage_lines
+    from ..eval.recorded import load_recorded_run, recorded_provenance
+
+    recorded = load_recorded_run(args.folder)
+    provenance = recorded_provenance(args.folder) or "the code that wrote it is not recorded beside it"
+
+    def render(_: Any) -> str:
+        lines = [EXPLANATION] if args.explain else []
+        lines += [
+            f"Recorded run {args.folder}: re-scored from its per-question records; no model was called.",
+            f"The rows show what the code and model of that run did. {provenance}",
+            "",
+            render_table(recorded),
+            *leakage_lines(recorded),
+        ]
+        return "\n".join(lines)
+
+    emit(args, {**results_json(recorded), "provenance": provenance, "model_calls": 0}, render)
+    return 0
