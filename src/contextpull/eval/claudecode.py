@@ -19,8 +19,9 @@ its loader calls are counted apart (``loader_calls``), never as ContextPull call
 Guarantees: before the first run the server command is started and its
 tools listed through the MCP client, so a broken install fails in seconds
 with a clear error instead of after a paid run that measured nothing; a run
-that made no ContextPull tool call, or that ended in an error, raises
-:class:`~contextpull.eval.pull_record.PullRunFailed` and is not cached.
+that made no ContextPull tool call, ended in an error or hit the turn limit
+is recorded, and the rows score it as an error
+(:attr:`~contextpull.eval.pull_record.PullRun.error`), as in the API loop.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ import anyio
 
 from ..server.launch import serve_argv, stdio_entry
 from ..store import Store
-from ..tools.schemas import TOOLS, TOOLS_VERSION
-from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
+from ..tools.schemas import TOOLS_VERSION
+from .pull_record import TOOL_NAMES, CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
 from .pull_retriever import PullRetriever
 
 SERVER = "contextpull"
@@ -135,12 +136,6 @@ class ClaudeCodeRetriever(PullRetriever):
         if done.returncode != 0 and not run.answer and not run.max_turns_hit:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise PullRunFailed(f"claude exited with status {done.returncode}: {tail[0]}", "run the command by hand")
-        if not any(call.name in TOOL_NAMES for call in run.tool_calls):
-            loaded = f" (it called {LOADER_TOOL} {run.loader_calls} times)" if run.loader_calls else ""
-            raise PullRunFailed(
-                f"claude made no ContextPull tool call{loaded}, so the run measured nothing",
-                "check that the contextpull server starts and that the tools are allowed",
-            )
         return run
 
     def _check_flags(self, done: subprocess.CompletedProcess[str]) -> None:
@@ -196,9 +191,6 @@ class ClaudeCodeRetriever(PullRetriever):
             if not self._server_ok:
                 check_server(self.server)
                 self._server_ok = True
-
-
-TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOLS)
 
 
 def claude_version(claude: str) -> str:

@@ -118,8 +118,12 @@ def render_table(run: RunResult) -> str:
             f"question model {es.model}; judge model {run.judge_model}; k={run.k}"
         ),
         (
-            "rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
-            "NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses"
+            "rec≡ = recall where a gold fact may be found through a chunk restating it (each fact once); "
+            "NDCG|hit = mean over questions with a hit"
+        ),
+        (
+            "err = adapter exceptions and pull runs that failed, hit the turn limit or called no tool: "
+            "scored as misses, never judged"
         ),
         (
             "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
