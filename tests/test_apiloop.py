@@ -196,14 +196,26 @@ def test_a_replay_from_cache_makes_no_model_call(store: Path, anthropic_env: Any
         anthropic_env(fake)
         first = loop(store, cache_dir=tmp_path)
         ids = first.retrieve(QUESTION, 5)
-    with AnthropicFake(script=[]) as empty:
-        anthropic_env(empty)
         again = loop(store, cache_dir=tmp_path)
         assert again.retrieve(QUESTION, 5) == ids == [top]
         assert again.counting("surfaced").retrieve(QUESTION, 5) == first.counting("surfaced").retrieve(QUESTION, 5)
         assert again.generate(QUESTION) == f"ok [{top}]"
-        assert empty.requests == []
+        assert len(fake.requests) == len(script)
     assert again.stats() == first.stats()
+
+
+def test_another_endpoint_serving_the_same_model_name_is_another_run(
+    store: Path, anthropic_env: Any, tmp_path: Path
+) -> None:
+    top = hits(store, "travel booking")[0]
+    script = [anth.tool_reply("read", {"id": top}), anth.text_reply("from the first server")]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "from the first server"
+    script = [anth.tool_reply("read", {"id": top}), anth.text_reply("from the second server")]
+    with AnthropicFake(script=script) as other:
+        anthropic_env(other)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "from the second server"
 
 
 def test_the_cache_key_separates_strict_from_plain_runs(store: Path, anthropic_env: Any, tmp_path: Path) -> None:

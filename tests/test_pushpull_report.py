@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import ir_measures
+import pytest
+
 from pushpull.evalset import build_evalset
-from pushpull.scoring.report import render_table
+from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
 from pushpull.scoring.runner import RunRow, run
 from pushpull_support import CHUNKS
 
@@ -41,3 +46,36 @@ def test_faith_and_correct_columns_side_by_side() -> None:
     assert cells[columns.index("faith")] == cells[columns.index("correct")] == "—"  # no judge, no figures
     assert header.startswith("config ")
     assert "correct = answers stating the reference answer's facts" in table
+
+
+class EveryOtherQuestion:
+    """Gold for every other question, nothing (or an error) for the rest."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def retrieve(self, query: str, k: int) -> list[str]:
+        self.asked += 1
+        if self.asked % 4 == 0:
+            raise RuntimeError("offline")
+        return Gold().retrieve(query, k) if self.asked % 2 else []
+
+
+def test_trec_files_reproduce_the_table_with_ir_measures(tmp_path: Path) -> None:
+    """Questions with nothing retrieved keep a sentinel line; the sample ids travel beside the run files."""
+    result = run(
+        [RunRow(SHORT, Gold()), RunRow(LONG, EveryOtherQuestion(), sampled=True)], EVALSET, CHUNKS, k=5, sample=6
+    )
+    write_outputs(result, CHUNKS, tmp_path)
+    sample_ids = (tmp_path / "runs" / "sample-ids.txt").read_text(encoding="utf-8").split()
+    assert sample_ids == result.sample_ids and len(sample_ids) == 6
+    qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")))
+    for row in result.rows:
+        lines = trec_run_lines(row)
+        assert {line.split()[0] for line in lines} == {r.qid for r in row.results}
+        assert row.name != LONG or NOTHING_RETRIEVED in "\n".join(lines)
+        trec = list(ir_measures.read_trec_run(str(tmp_path / "runs" / f"{slug(row.name)}.trec")))
+        scored = [q for q in qrels if q.query_id in {r.qid for r in row.results}]
+        figures = ir_measures.calc_aggregate([ir_measures.R @ 5, ir_measures.RR @ 5], scored, trec)
+        assert figures[ir_measures.R @ 5] == pytest.approx(row.overall.recall)
+        assert figures[ir_measures.RR @ 5] == pytest.approx(row.overall.mrr)

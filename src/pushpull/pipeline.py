@@ -17,6 +17,7 @@ from .chunks import Chunk
 from .evalset import EvalSet, build_or_load
 from .models.base import ModelError, NoModelConfigured
 from .progress import progress_bars
+from .provenance import provenance
 from .scoring.report import write_outputs
 from .scoring.runner import RunResult, RunRow, run
 
@@ -115,8 +116,16 @@ def score(
     sample: int | None,
     seed: int,
     judge: Any | None,
+    meta: dict[str, Any] | None = None,
 ) -> tuple[RunResult, dict[str, Path]]:
-    """Run every row and write the output folder."""
+    """Run every row and write the output folder.
+
+    ``meta`` goes into results.json beside the figures; its ``provenance``
+    (commit, clean tree, command, machine) is taken now unless the caller
+    took it earlier, at the start of its run.
+    """
+    meta = dict(meta or {})
+    meta.setdefault("provenance", provenance(exclude=[out_dir]))
     with progress_bars() as progress:
         result = run(
             rows.rows,
@@ -129,5 +138,6 @@ def score(
             skipped_rows=rows.skipped,
             progress=progress,
         )
+    result.meta = meta
     _, figures = spend()
     return result, write_outputs(result, chunks, out_dir, spend=figures)

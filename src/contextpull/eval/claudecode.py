@@ -41,14 +41,12 @@ import anyio
 
 from ..server.launch import serve_argv, stdio_entry
 from ..store import Store
-from ..tools.schemas import TOOLS_VERSION
+from . import fingerprint
 from .pull_record import TOOL_NAMES, CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
 from .pull_retriever import PullRetriever
 
 SERVER = "contextpull"
 TOOL_PREFIX = f"mcp__{SERVER}__"
-#: bump when the appended prompt or the flags change what a run does
-PROMPT_VERSION = 2
 #: the Claude Code release this command was checked against; tests/js/package.json pins the same
 TESTED_VERSION = "2.1.332"
 #: Claude Code's tool that loads deferred tools; a call to it is bookkeeping, not retrieval
@@ -85,6 +83,7 @@ class ClaudeCodeRetriever(PullRetriever):
         with Store.open(self.store_path) as store:
             self.fingerprint = store.fingerprint
             self.index_hash = text_hash(store.index_text)
+            self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
         self.claude = claude
         self.claude_version = claude_version(claude)
         self.model = f"claude-code {self.claude_version}:{model or 'default'}"
@@ -101,8 +100,7 @@ class ClaudeCodeRetriever(PullRetriever):
             driver="claude-code",
             claude_version=self.claude_version,
             model=self.claude_model,
-            prompt_version=PROMPT_VERSION,
-            tools_version=TOOLS_VERSION,
+            behaviour=self.behaviour.key,
             max_turns=self.max_turns,
             fingerprint=self.fingerprint,
             index=self.index_hash,

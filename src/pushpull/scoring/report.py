@@ -141,14 +141,24 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
 
 
+#: the document id of a TREC line that stands for "nothing retrieved", so the question is still scored
+NOTHING_RETRIEVED = "__nothing_retrieved__"
+
+
 def trec_run_lines(row: RowResult) -> list[str]:
-    """``qid Q0 docid rank score tag``; score falls with rank so any TREC tool keeps our order."""
+    """``qid Q0 docid rank score tag``; score falls with rank so any TREC tool keeps our order.
+
+    Every question the row was scored on has at least one line: where
+    nothing was retrieved (an error, an empty answer) a single
+    :data:`NOTHING_RETRIEVED` line, which matches no qrel, so a TREC tool
+    averages over the same questions as the table.
+    """
     tag = slug(row.name)
-    return [
-        f"{r.qid} Q0 {cid} {rank} {row.k - rank + 1} {tag}"
-        for r in row.results
-        for rank, cid in enumerate(top_k(r.retrieved, row.k), 1)
-    ]
+    lines = []
+    for r in row.results:
+        ranked = top_k(r.retrieved, row.k) or [NOTHING_RETRIEVED]
+        lines += [f"{r.qid} Q0 {cid} {rank} {row.k - rank + 1} {tag}" for rank, cid in enumerate(ranked, 1)]
+    return lines
 
 
 def qrels_lines(run: RunResult) -> list[str]:
@@ -203,18 +213,25 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
         "k": run.k,
         "fingerprint": run.fingerprint,
         "sample": run.sample,
+        "sample_ids": run.sample_ids,
         "judge_model": run.judge_model,
         "evalset": {**run.evalset.info(), "path": str(run.evalset.path) if run.evalset.path else None},
         "rows": [_row_json(row) for row in run.rows],
         "skipped_rows": run.skipped_rows,
         "spend": spend or {},
+        **run.meta,
     }
 
 
 def write_outputs(
     run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None
 ) -> dict[str, Path]:
-    """Write results.json, runs/<config>.trec, qrels.txt, misses.jsonl and table.txt; return their paths."""
+    """Write results.json, runs/<config>.trec, runs/sample-ids.txt, qrels.txt, misses.jsonl and table.txt.
+
+    ``runs/sample-ids.txt`` lists the questions the sampled rows saw, one id
+    a line, so their run files can be scored against the same questions
+    without results.json. Returns the paths written.
+    """
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -222,6 +239,7 @@ def write_outputs(
         "table": out_dir / "table.txt",
         "qrels": out_dir / "qrels.txt",
         "misses": out_dir / "misses.jsonl",
+        "sample_ids": runs_dir / "sample-ids.txt",
     }
     paths["results"].write_text(
         json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -231,6 +249,7 @@ def write_outputs(
     paths["misses"].write_text(
         "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8"
     )
+    paths["sample_ids"].write_text("".join(qid + "\n" for qid in run.sample_ids), encoding="utf-8")
     for row in run.rows:
         path = runs_dir / f"{slug(row.name)}.trec"
         path.write_text("".join(line + "\n" for line in trec_run_lines(row)), encoding="utf-8")

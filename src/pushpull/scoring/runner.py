@@ -79,6 +79,10 @@ class RunResult:
     judge_model: str = "none"
     skipped_rows: dict[str, str] = field(default_factory=dict)
     sample: int | None = None
+    #: the questions the ``sampled`` rows saw (all of them when there is no sample)
+    sample_ids: list[str] = field(default_factory=list)
+    #: what the caller records about the run in results.json (provenance, fingerprints, model identities)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def sample_questions(questions: Sequence[Question], sample: int | None, seed: int) -> list[Question]:
@@ -190,4 +194,4 @@ def run(
         for row in rows
     ]
     judge_model = getattr(judge, "spec", "none") if judge is not None else "none"
-    return RunResult(results, k, fp, evalset, judge_model, dict(skipped_rows or {}), sample)
+    return RunResult(results, k, fp, evalset, judge_model, dict(skipped_rows or {}), sample, [q.id for q in sampled])
