@@ -8,7 +8,7 @@ needs and both commands produce the same table and files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,12 +117,14 @@ def score(
     seed: int,
     judge: Any | None,
     meta: dict[str, Any] | None = None,
+    finish: Callable[[RunResult], None] | None = None,
 ) -> tuple[RunResult, dict[str, Path]]:
     """Run every row and write the output folder.
 
     ``meta`` goes into results.json beside the figures; its ``provenance``
     (commit, clean tree, command, machine) is taken now unless the caller
-    took it earlier, at the start of its run.
+    took it earlier, at the start of its run. ``finish`` may amend the result
+    (notes under the table, recorded timings) before anything is written.
     """
     meta = dict(meta or {})
     meta.setdefault("provenance", provenance(exclude=[out_dir]))
@@ -139,5 +141,7 @@ def score(
             progress=progress,
         )
     result.meta = meta
+    if finish is not None:
+        finish(result)
     _, figures = spend()
     return result, write_outputs(result, chunks, out_dir, spend=figures)

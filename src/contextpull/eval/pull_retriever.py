@@ -25,6 +25,8 @@ class _Runs:
 
     def __init__(self) -> None:
         self.done: dict[str, PullRun] = {}
+        #: question → the key its run is recorded under (results.json keeps them for a replay)
+        self.keys: dict[str, str] = {}
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
@@ -32,13 +34,14 @@ class _Runs:
         with self._guard:
             return self._locks.setdefault(question, threading.Lock())
 
-    def remember(self, question: str, run: PullRun) -> None:
+    def remember(self, question: str, key: str, run: PullRun) -> None:
         with self._guard:
             self.done[question] = run
+            self.keys[question] = key
 
-    def snapshot(self) -> list[PullRun]:
+    def snapshot(self) -> tuple[list[PullRun], dict[str, str]]:
         with self._guard:
-            return list(self.done.values())
+            return list(self.done.values()), dict(self.keys)
 
 
 class PullRetriever:
@@ -64,6 +67,8 @@ class PullRetriever:
         self.cache = RunCache(cache_dir)
         #: answer only from recorded runs; a question with none is noted in ``unrecorded``
         self.replay = False
+        #: question → recorded run key, from the replayed results.json (a stale replay cannot recompute them)
+        self.recorded_keys: dict[str, str] = {}
         self.unrecorded: list[str] = []
         self._runs = _Runs()
 
@@ -83,7 +88,7 @@ class PullRetriever:
             found = self._runs.done.get(question)
             if found is not None:
                 return found
-            key = self.run_key(question)
+            key = self.recorded_keys.get(question) or self.run_key(question)
             found = self.cache.get(key)
             if found is None and self.replay:
                 self.unrecorded.append(question)
@@ -91,7 +96,7 @@ class PullRetriever:
             elif found is None or (found.failure and not self.replay):
                 found = self._execute(question)
                 self.cache.put(key, found)
-            self._runs.remember(question, found)
+            self._runs.remember(question, key, found)
             return found
 
     def _execute(self, question: str) -> PullRun:
@@ -127,7 +132,8 @@ class PullRetriever:
 
     def stats(self) -> dict[str, Any]:
         """Spend and tool use over the runs so far (answers are judged by the harness, from ``evidence``)."""
-        return {**summarise(self._runs.snapshot(), model=self.model), "mode": self.mode}
+        runs, keys = self._runs.snapshot()
+        return {**summarise(runs, model=self.model), "mode": self.mode, "run_keys": keys}
 
     def counting(self, mode: CountMode) -> PullRetriever:
         """A sibling adapter that counts the same runs under another mode (no extra model calls).

@@ -134,6 +134,7 @@ def render_table(run: RunResult) -> str:
     lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]
     lines += es.template_lines()
     lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
+    lines += run.notes
     return "\n".join(lines)
 
 
@@ -218,6 +219,7 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
         "evalset": {**run.evalset.info(), "path": str(run.evalset.path) if run.evalset.path else None},
         "rows": [_row_json(row) for row in run.rows],
         "skipped_rows": run.skipped_rows,
+        "notes": run.notes,
         "spend": spend or {},
         **run.meta,
     }

@@ -58,6 +58,10 @@ class RowResult:
     by_shape: dict[str, Summary] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.summarize()
+
+    def summarize(self) -> None:
+        """(Re)compute ``overall`` and ``by_shape`` from ``results``."""
         self.overall = summarize(self.results, self.k)
         self.by_shape = summarize_by_shape(self.results, self.k)
 
@@ -83,6 +87,8 @@ class RunResult:
     sample_ids: list[str] = field(default_factory=list)
     #: what the caller records about the run in results.json (provenance, fingerprints, model identities)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: lines the caller puts under the table (snippet leakage, a stale replay)
+    notes: list[str] = field(default_factory=list)
 
 
 def sample_questions(questions: Sequence[Question], sample: int | None, seed: int) -> list[Question]:
