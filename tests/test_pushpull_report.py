@@ -9,6 +9,7 @@ import pytest
 
 from pushpull.evalset import build_evalset
 from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
+from pushpull.scoring.metrics import summarize
 from pushpull.scoring.runner import RunRow, run
 from pushpull_support import CHUNKS
 
@@ -30,7 +31,11 @@ def test_the_name_column_fits_the_longest_name() -> None:
     header, rule = lines[0], lines[1]
     long_line = next(line for line in lines if line.startswith(LONG))
     assert long_line.startswith(f"{LONG} (sample 3)  ")  # whole, with the sample note, then a gap
-    numbers = [line for line in lines[2:] if line and not line.startswith(("eval set", "rec≡", "err", "faith"))]
+    numbers = [
+        line
+        for line in lines[2:]
+        if line and not line.startswith(("eval set", "rec≡", "err", "faith", "like with like"))
+    ]
     assert {len(line) for line in numbers} == {len(header)} == {len(rule)}  # every column lines up
     short_line = next(line for line in lines if line.startswith(f"{SHORT} "))
     recall_end = header.index("recall@5") + len("recall@5")
@@ -79,3 +84,18 @@ def test_trec_files_reproduce_the_table_with_ir_measures(tmp_path: Path) -> None
         figures = ir_measures.calc_aggregate([ir_measures.R @ 5, ir_measures.RR @ 5], scored, trec)
         assert figures[ir_measures.R @ 5] == pytest.approx(row.overall.recall)
         assert figures[ir_measures.RR @ 5] == pytest.approx(row.overall.mrr)
+
+
+def test_a_table_mixing_sampled_and_full_rows_puts_every_row_on_the_sample() -> None:
+    result = run(
+        [RunRow(SHORT, EveryOtherQuestion()), RunRow(LONG, Gold(), sampled=True)], EVALSET, CHUNKS, k=5, sample=4
+    )
+    lines = render_table(result).splitlines()
+    start = lines.index("like with like: every row on the same 4 sampled questions")
+    full, sampled = lines[start + 3], lines[start + 4]
+    assert full.startswith(f"{SHORT} ") and sampled.startswith(f"{LONG} (sample 4) ")
+    on_sample = summarize([r for r in result.rows[0].results if r.qid in set(result.sample_ids)], 5)
+    assert full.split()[1] == f"{on_sample.recall:.3f}" and full.split()[8] == "4"  # recall, n over the sample only
+    assert len(result.rows[0].results) > 4
+    unsampled = render_table(run([RunRow(SHORT, Gold()), RunRow(LONG, Gold())], EVALSET, CHUNKS, k=5, sample=4))
+    assert "like with like" not in unsampled

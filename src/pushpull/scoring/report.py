@@ -18,7 +18,7 @@ from typing import Any
 
 from ..chunks import Chunk
 from ..questions import SHAPES
-from .metrics import Summary, top_k
+from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
 
 #: the narrowest the name column gets, so a short run still has a readable header
@@ -87,6 +87,30 @@ def _body(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
     return body
 
 
+def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
+    """Every row on the sampled questions only, when the table mixes sampled and full rows.
+
+    A row scored on 23 questions and another on a sample of 10 are not
+    comparable; this block puts the full rows (push, search, baseline) on
+    the same sampled questions as the sampled ones. Empty when there is
+    nothing to reconcile.
+    """
+    sampled = [row.sampled for row in run.rows]
+    ids = set(run.sample_ids)
+    if not run.sample or all(sampled) or not any(sampled):
+        return []
+    if all(len(row.results) == len(ids) for row in run.rows):
+        return []
+    return [
+        (
+            row.name + (f" (sample {row.overall.n})" if row.sampled else ""),
+            row.overall if row.sampled else summarize([r for r in row.results if r.qid in ids], run.k),
+            _cost(row),
+        )
+        for row in run.rows
+    ]
+
+
 def _unread_lines(run: RunResult) -> list[str]:
     """A note per row whose ``faith`` counts answers given without reading a section."""
     return [
@@ -103,12 +127,17 @@ def render_table(run: RunResult) -> str:
     The name column is as wide as the longest name, so names are never cut.
     """
     body = _body(run)
-    label_width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in body)])
+    same = _like_with_like(run)
+    label_width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in body + same)])
     columns = _columns(run.k, label_width)
     widths = [w for _, w in columns]
     header = _line([name for name, _ in columns], widths)
     lines = [header, "-" * len(header)]
     lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in body]
+    if same:
+        lines += ["", f"like with like: every row on the same {len(run.sample_ids)} sampled questions", header]
+        lines += ["-" * len(header)]
+        lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in same]
     es = run.evalset
     counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
     lines += [
