@@ -24,7 +24,7 @@ from pushpull.scoring.metrics import QuestionResult, summarize
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 TARGETS = (REPO / "README.md", REPO / "benchmarks" / "RESULTS.md")
-MARKER = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results:(?P=name) -->)", re.S)
+MARKER = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results:(?P=name) -->)", re.DOTALL)
 
 
 def _results(row: dict[str, Any]) -> list[QuestionResult]:
@@ -65,8 +65,10 @@ def table(name: str) -> str:
     k = data["k"]
     ids = set(sample_ids(data))
     lines = [
-        f"| row | n | recall@{k} | MRR@{k} | recall@{k}, sampled {len(ids)} | MRR@{k}, sampled {len(ids)} "
-        "| err | tokens/query |",
+        (
+            f"| row | n | recall@{k} | MRR@{k} | recall@{k}, sampled {len(ids)} | MRR@{k}, sampled {len(ids)} "
+            "| err | tokens/query |"
+        ),
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in data["rows"]:

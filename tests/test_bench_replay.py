@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import AnthropicFake
-from pull_support import CORPUS
-from test_apiloop_rows import SPEC, agent_and_judge
 
 from contextpull.eval.bench import BenchOptions, run_bench
 from contextpull.eval.replay import ReplayRefused
+from fakes import AnthropicFake
+from pull_support import CORPUS
+from test_apiloop_rows import SPEC, agent_and_judge
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from pull_support import store  # noqa: F401 (store is a fixture)
 
 from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.eval.fingerprint import Fingerprint
+from pull_support import store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy
 from pushpull.models.local_model import recorded_sha256
 

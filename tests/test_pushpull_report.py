@@ -8,8 +8,8 @@ import ir_measures
 import pytest
 
 from pushpull.evalset import build_evalset
-from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
 from pushpull.scoring.metrics import summarize
+from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
 from pushpull.scoring.runner import RunRow, run
 from pushpull_support import CHUNKS
 

@@ -14,7 +14,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -74,5 +74,5 @@ def provenance(*, argv: Sequence[str] | None = None, exclude: Sequence[Path] = (
         **source_state(Path(__file__).resolve().parent, exclude=exclude),
         "command": _command(sys.argv if argv is None else argv),
         "machine": machine(),
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
     }

@@ -28,8 +28,8 @@ from ..errors import ContextPullError
 from ..ingestion.run import IngestReport, ingest
 from ..ops.operations import Ops
 from ..paths import default_store_path
-from .context import BenchContext, BenchOptions, RowBuilder
 from . import fingerprint, replay
+from .context import BenchContext, BenchOptions, RowBuilder
 from .pull_rows import leakage_lines, pull_row_builder
 from .replay import Replay, ReplayRefused
 from .search_adapter import ContextPullSearch

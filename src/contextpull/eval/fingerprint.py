@@ -26,9 +26,11 @@ from typing import Any
 SOURCES: dict[str, tuple[str, ...]] = {
     "analysis": (
         "contextpull/terms.py",
+        "contextpull/section_terms.py",
         "contextpull/tokens.py",
         "contextpull/settings.py",
         "contextpull/parse",
+        "mdinline",
         "contextpull/ingestion",
         "contextpull/store",
     ),
@@ -128,7 +130,7 @@ class Fingerprint:
 
 def current(analysis_version: str | None) -> Fingerprint:
     """The fingerprint of the code running now, over a store whose meta says ``analysis_version``."""
-    from .. import __version__
+    from .._version import __version__
 
     return Fingerprint(__version__, analysis_version or "none", file_hashes())
 

@@ -104,7 +104,7 @@ class PullRetriever:
             return self.execute(question)
         except PullRunFailed as err:
             failure = str(err)
-        except Exception as err:  # whatever broke the run, both rows must see the same failure
+        except Exception as err:  # noqa: BLE001 - whatever broke the run, both rows must see the same failure
             failure = f"{type(err).__name__}: {err}"
         return PullRun(question=question, model=self.model, failure=failure)
 

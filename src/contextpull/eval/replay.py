@@ -75,8 +75,10 @@ class Replay:
         if not self.changes:
             return []
         return [
-            f"STALE REPLAY (--allow-stale): pull runs were recorded by other code or another store index; "
-            f"changed since: {', '.join(self.changes)}"
+            (
+                "STALE REPLAY (--allow-stale): pull runs were recorded by other code or another store index; "
+                f"changed since: {', '.join(self.changes)}"
+            )
         ]
 
 
