@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import pytest
 from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.eval.fingerprint import Fingerprint
+from contextpull.terms import ANALYSIS_VERSION
 from pull_support import store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy
 from pushpull.models.local_model import recorded_sha256
@@ -57,7 +56,7 @@ def _loop(store_path: Path, monkeypatch: pytest.MonkeyPatch, base_url: str = "ht
 
 
 def test_a_pull_run_key_changes_with_ranking_source_analysis_version_and_endpoint(
-    store: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loop = _loop(store, monkeypatch)
     key = loop.run_key(QUESTION)
@@ -66,12 +65,10 @@ def test_a_pull_run_key_changes_with_ranking_source_analysis_version_and_endpoin
     loop.behaviour = replace(loop.behaviour, files=edited)
     assert loop.run_key(QUESTION) != key
     assert _loop(store, monkeypatch, "http://127.0.0.1:10").run_key(QUESTION) != key
-    reindexed = tmp_path / "store.sqlite"
-    shutil.copy(store, reindexed)
-    with sqlite3.connect(reindexed) as conn:
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('analysis_version', 'later')")
-    later = _loop(reindexed, monkeypatch)
-    assert later.behaviour.analysis_version == "later" and later.run_key(QUESTION) != key
+    fresh = _loop(store, monkeypatch)
+    assert fresh.behaviour.analysis_version == ANALYSIS_VERSION  # read from the store's meta
+    fresh.behaviour = replace(fresh.behaviour, analysis_version="older")
+    assert fresh.run_key(QUESTION) != key
 
 
 def test_a_model_file_hash_is_remembered_beside_it_until_the_file_changes(tmp_path: Path) -> None:

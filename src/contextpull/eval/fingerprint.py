@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: what shapes a tool result or a prompt, as package-relative paths (a folder means every ``.py`` under it)
+#: what shapes a tool result or a prompt, as package-relative paths (a folder means every file
+#: under it, data included: pullvec's shipped embedding table changes search results too)
 SOURCES: dict[str, tuple[str, ...]] = {
     "analysis": (
         "contextpull/terms.py",
         "contextpull/section_terms.py",
         "contextpull/tokens.py",
+        "contextpull/names.py",
         "contextpull/settings.py",
         "contextpull/parse",
         "mdinline",
@@ -35,6 +37,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
         "contextpull/store",
     ),
     "index": ("contextpull/index.py",),
+    "vectors, hybrid search": ("contextpull/vectors.py", "pullvec"),
     "ranking, snippets, tool outputs": ("contextpull/ops", "contextpull/records.py", "contextpull/errors.py"),
     "tool schemas, instructions": ("contextpull/tools", "contextpull/server"),
     "pull loop": ("contextpull/eval/apiloop.py", "contextpull/eval/claudecode.py"),
@@ -64,9 +67,9 @@ def source_files() -> dict[str, list[tuple[str, Path]]]:
         files: dict[str, Path] = {}
         for entry in entries:
             path = _package_root(entry.split("/")[0]) / entry
-            candidates = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+            candidates = sorted(path.rglob("*")) if path.is_dir() else [path]
             for file in candidates:
-                if file.is_file():
+                if file.is_file() and "__pycache__" not in file.parts:
                     files[file.relative_to(_package_root(entry.split("/")[0])).as_posix()] = file
         found[component] = sorted(files.items())
     return found

@@ -78,6 +78,8 @@ class PullRun:
     agent_version: str = ""
     loader_calls: int = 0
     failure: str = ""
+    #: what to do about ``failure`` (the suggestion of the error that ended the run)
+    failure_suggestion: str = ""
 
     @property
     def no_tool_call(self) -> bool:

@@ -103,16 +103,16 @@ class PullRetriever:
         try:
             return self.execute(question)
         except PullRunFailed as err:
-            failure = str(err)
+            failure, suggestion = err.message, err.suggestion
         except Exception as err:  # noqa: BLE001 - whatever broke the run, both rows must see the same failure
-            failure = f"{type(err).__name__}: {err}"
-        return PullRun(question=question, model=self.model, failure=failure)
+            failure, suggestion = f"{type(err).__name__}: {err}", ""
+        return PullRun(question=question, model=self.model, failure=failure, failure_suggestion=suggestion)
 
     def _finished(self, query: str) -> PullRun:
         """The run for ``query``; raises PullRunFailed when the rows must score it as an error."""
         run = self.run(query)
         if run.error is not None:
-            raise PullRunFailed(run.error)
+            raise PullRunFailed(run.error, run.failure_suggestion if run.failure else "")
         return run
 
     def retrieve(self, query: str, k: int) -> list[str]:

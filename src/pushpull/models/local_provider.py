@@ -27,7 +27,7 @@ import os
 import threading
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
 
@@ -169,7 +169,11 @@ def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int = 1) 
                 raise NoModelConfigured(
                     "local models need llama-cpp-python: run `pushpull models install-local --with-runtime`"
                 ) from error
-            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, flash_attn=True, verbose=False)
+            # cast: Llama's signature is wider than the slice ChatLLM names (typed only where it is installed)
+            llm = cast(
+                ChatLLM,
+                Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, flash_attn=True, verbose=False),
+            )
             _LOADED[path] = (llm, threading.Lock())
         return _LOADED[path]
 
