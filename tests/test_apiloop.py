@@ -83,7 +83,8 @@ def test_ids_read_in_order_and_surfaced_after_them(store: Path, anthropic_env: A
     assert stats["by_tool"] == {"read": 3, "search": 1}
     assert stats["turns"] == 5 and stats["reads_per_query"] == 3
     assert stats["tokens_in"] == 4 * 10 + 40 and stats["tokens_out"] == 4 * 5 + 9
-    assert stats["no_tool_call"] == stats["max_turns_hit"] == stats["errors"] == stats["answered_without_reading"] == 0
+    assert stats["no_tool_call"] == stats["max_turns_hit"] == stats["refused_calls"] == 0
+    assert stats["answered_without_reading"] == stats["run_errors"] == stats["refused_reads_per_query"] == 0
     assert stats["model"] == "anthropic:claude-fake"
     # tool results went back as tool_result blocks carrying the real payload
     last = tool_results(fake.bodies[-1])
@@ -109,7 +110,7 @@ def test_system_prompt_is_what_the_mcp_server_sends(store: Path, anthropic_env: 
     sent = anyio.run(server_instructions)
     with AnthropicFake(script=[anth.text_reply("no idea")]) as fake:
         anthropic_env(fake)
-        loop(store).retrieve(QUESTION, 5)
+        loop(store).run(QUESTION)
     assert sent and fake.bodies[0]["system"] == sent
     assert [tool["name"] for tool in fake.bodies[0]["tools"]] == ["index", "search", "read", "grep", "neighbours"]
 
@@ -131,27 +132,34 @@ def test_strict_mode_sends_the_strict_rules(store: Path, anthropic_env: Any) -> 
         strict.counting("read")
 
 
-def test_max_turns_stop_is_recorded(store: Path, anthropic_env: Any) -> None:
+def test_a_turn_limit_run_is_an_error_never_an_answer(store: Path, anthropic_env: Any) -> None:
     script = [anth.tool_reply("grep", {"pattern": "travel"}) for _ in range(3)]
     with AnthropicFake(script=script) as fake:
         anthropic_env(fake)
         read = loop(store, max_turns=3)
-        assert read.retrieve(QUESTION, 5) == []
+        with pytest.raises(PullRunFailed, match="turn limit"):
+            read.retrieve(QUESTION, 5)
+        with pytest.raises(PullRunFailed, match="turn limit"):  # nothing for the judge either
+            read.generate(QUESTION)
         assert len(fake.requests) == 3
     run = read.run(QUESTION)
     assert run.max_turns_hit and run.turns == 3 and run.answer == ""
     stats = read.stats()
-    assert stats["max_turns_hit"] == 1 and stats["answered_without_reading"] == 0
+    assert stats["max_turns_hit"] == 1 and stats["run_errors"] == 1 and stats["answered_without_reading"] == 0
 
 
-def test_an_answer_without_any_tool_call_is_flagged(store: Path, anthropic_env: Any) -> None:
+def test_an_answer_without_any_tool_call_is_an_error(store: Path, anthropic_env: Any) -> None:
     with AnthropicFake(script=[anth.text_reply("From memory: 14 days.")]) as fake:
         anthropic_env(fake)
         read = loop(store)
-        assert read.retrieve(QUESTION, 5) == []
+        with pytest.raises(PullRunFailed, match="without calling any ContextPull tool"):
+            read.retrieve(QUESTION, 5)
+        with pytest.raises(PullRunFailed):
+            read.evidence(QUESTION)
+    assert read.run(QUESTION).answer == "From memory: 14 days."
     stats = read.stats()
-    assert stats["no_tool_call"] == 1 and stats["answered_without_reading"] == 1 and stats["tool_calls"] == 0
-    assert read.generate(QUESTION) == "From memory: 14 days."
+    assert stats["no_tool_call"] == 1 and stats["run_errors"] == 1 and stats["tool_calls"] == 0
+    assert stats["answered_without_reading"] == 0
 
 
 def test_a_refused_tool_call_goes_back_as_a_tool_error(store: Path, anthropic_env: Any) -> None:
@@ -172,7 +180,9 @@ def test_a_refused_tool_call_goes_back_as_a_tool_error(store: Path, anthropic_en
     out_of_range = tool_results(fake.bodies[2])[-1]
     assert out_of_range["is_error"] is True and "limit" in json.loads(out_of_range["content"])["message"]
     stats = read.stats()
-    assert stats["errors"] == 2 and stats["tool_calls"] == 3
+    assert stats["refused_calls"] == 2 and stats["tool_calls"] == 3
+    # one read refused, one served: only the served one counts as a read
+    assert stats["reads_per_query"] == 1 and stats["refused_reads_per_query"] == 1
 
 
 def test_a_replay_from_cache_makes_no_model_call(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
@@ -186,36 +196,75 @@ def test_a_replay_from_cache_makes_no_model_call(store: Path, anthropic_env: Any
         anthropic_env(fake)
         first = loop(store, cache_dir=tmp_path)
         ids = first.retrieve(QUESTION, 5)
-    with AnthropicFake(script=[]) as empty:
-        anthropic_env(empty)
         again = loop(store, cache_dir=tmp_path)
         assert again.retrieve(QUESTION, 5) == ids == [top]
         assert again.counting("surfaced").retrieve(QUESTION, 5) == first.counting("surfaced").retrieve(QUESTION, 5)
         assert again.generate(QUESTION) == f"ok [{top}]"
-        assert empty.requests == []
+        assert len(fake.requests) == len(script)
     assert again.stats() == first.stats()
+
+
+def test_another_endpoint_serving_the_same_model_name_is_another_run(
+    store: Path, anthropic_env: Any, tmp_path: Path
+) -> None:
+    top = hits(store, "travel booking")[0]
+    script = [anth.tool_reply("read", {"id": top}), anth.text_reply("from the first server")]
+    with AnthropicFake(script=script) as fake:
+        anthropic_env(fake)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "from the first server"
+    script = [anth.tool_reply("read", {"id": top}), anth.text_reply("from the second server")]
+    with AnthropicFake(script=script) as other:
+        anthropic_env(other)
+        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "from the second server"
 
 
 def test_the_cache_key_separates_strict_from_plain_runs(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
     with AnthropicFake(script=[anth.text_reply("plain"), anth.text_reply("strict")]) as fake:
         anthropic_env(fake)
-        assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "plain"
-        assert loop(store, cache_dir=tmp_path, mode="strict").generate(QUESTION) == "strict"
-        assert loop(store, cache_dir=tmp_path, mode="surfaced").generate(QUESTION) == "plain"
+        assert loop(store, cache_dir=tmp_path).run(QUESTION).answer == "plain"
+        assert loop(store, cache_dir=tmp_path, mode="strict").run(QUESTION).answer == "strict"
+        assert loop(store, cache_dir=tmp_path, mode="surfaced").run(QUESTION).answer == "plain"
         assert len(fake.requests) == 2
 
 
-def test_a_failed_run_raises_and_is_not_cached(store: Path, anthropic_env: Any, tmp_path: Path) -> None:
+def test_a_failed_run_is_remembered_and_a_later_live_run_retries_it(
+    store: Path, anthropic_env: Any, tmp_path: Path
+) -> None:
     with AnthropicFake(script=lambda request: anth.error_reply(500, "boom")) as failing:
         anthropic_env(failing)
         broken = loop(store, cache_dir=tmp_path)
         with pytest.raises(PullRunFailed, match="HTTP 500"):
             broken.retrieve(QUESTION, 5)
-        assert broken.stats()["failed"] == 1 and broken.stats()["queries"] == 0
-    with AnthropicFake(script=[anth.text_reply("second try")]) as working:
+        with pytest.raises(PullRunFailed, match="HTTP 500"):  # the same failed run, not a second try
+            broken.counting("surfaced").retrieve(QUESTION, 5)
+        assert len(failing.requests) == 1
+        assert broken.stats()["failed"] == 1 and broken.stats()["queries"] == 1
+    replayed = loop(store, cache_dir=tmp_path)
+    replayed.replay = True
+    with pytest.raises(PullRunFailed, match="HTTP 500"):  # a replay scores the recorded failure
+        replayed.retrieve(QUESTION, 5)
+    top = hits(store, "travel booking")[0]
+    script = [anth.tool_reply("read", {"id": top}), anth.text_reply("second try")]
+    with AnthropicFake(script=script) as working:
         anthropic_env(working)
         assert loop(store, cache_dir=tmp_path).generate(QUESTION) == "second try"
-        assert len(working.requests) == 1
+        assert len(working.requests) == 2
+
+
+def test_read_and_surfaced_rows_count_one_run_through_overload_then_success(store: Path, anthropic_env: Any) -> None:
+    """5 × 529 then a good answer: both rows score the failure, never the later success."""
+    top = hits(store, "travel booking")[0]
+    replies = [anth.error_reply(529, "overloaded") for _ in range(5)]
+    replies += [anth.tool_reply("read", {"id": top}), anth.text_reply(f"ok [{top}]")]
+    with AnthropicFake(script=replies) as fake:
+        anthropic_env(fake)
+        read = loop(store, retry=RetryPolicy(attempts=5, base_delay=0.0, max_delay=0.0))
+        surfaced = read.counting("surfaced")
+        with pytest.raises(PullRunFailed, match="529"):
+            read.retrieve(QUESTION, 5)
+        with pytest.raises(PullRunFailed, match="529"):
+            surfaced.retrieve(QUESTION, 5)
+        assert len(fake.requests) == 5
 
 
 def _reading_model(request: Request) -> dict[str, Any]:
@@ -249,7 +298,7 @@ def test_concurrent_questions_each_use_their_own_store_connection(store: Path, a
     assert results == [hits(store, q)[:1] for q in questions]
     stats = read.stats()
     assert stats["queries"] == len(questions) and stats["failed"] == 0
-    assert stats["errors"] == 0 and stats["tool_calls"] == 2 * len(questions)
+    assert stats["refused_calls"] == 0 and stats["tool_calls"] == 2 * len(questions)
     assert len(fake.requests) == 3 * len(questions)
 
 
@@ -269,7 +318,7 @@ def test_openai_loop_reads_in_order_and_marks_tool_errors(store: Path, monkeypat
     tool_messages = [m for m in fake.bodies[2]["messages"] if m["role"] == "tool"]
     assert tool_messages[-1]["content"].startswith("error: ") and "unknown_id" in tool_messages[-1]["content"]
     assert fake.bodies[0]["messages"][0] == {"role": "system", "content": read.system}
-    assert read.stats()["errors"] == 1
+    assert read.stats()["refused_calls"] == 1
 
 
 class ScriptedLlama:

@@ -89,28 +89,33 @@ def test_tool_errors_are_recorded_and_do_not_count_as_reads(
         ("search", False),
         ("read", False),
     ]
-    assert pull.stats()["errors"] == 1
+    assert pull.stats()["refused_calls"] == 1
+    assert pull.stats()["reads_per_query"] == 1 and pull.stats()["refused_reads_per_query"] == 1
     assert "--model" not in invocations(claude_log)[0]
 
 
-def test_a_run_without_contextpull_tool_calls_is_an_error_and_not_cached(
+def test_a_run_without_contextpull_tool_calls_is_a_recorded_error(
     store: Path, claude_log: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", "no-tools")
     pull = ClaudeCodeRetriever(store, cache_dir=tmp_path / "cache")
-    with pytest.raises(PullRunFailed, match="no ContextPull tool call"):
+    with pytest.raises(PullRunFailed, match="without calling any ContextPull tool"):
         pull.retrieve(QUESTION, 5)
-    with pytest.raises(PullRunFailed):
+    with pytest.raises(PullRunFailed, match="without calling any ContextPull tool"):
+        pull.generate(QUESTION)  # never judged
+    with pytest.raises(PullRunFailed):  # the recorded run replays; claude is not asked again
         ClaudeCodeRetriever(store, cache_dir=tmp_path / "cache").retrieve(QUESTION, 5)
-    assert len(invocations(claude_log)) == 2
-    assert pull.stats()["failed"] == 1
+    assert len(invocations(claude_log)) == 1
+    assert pull.stats()["no_tool_call"] == 1 and pull.stats()["run_errors"] == 1
 
 
-def test_running_out_of_turns_is_recorded(store: Path, claude_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_running_out_of_turns_is_an_error(store: Path, claude_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", "loop")
     pull = ClaudeCodeRetriever(store, max_turns=3)
-    assert pull.retrieve(QUESTION, 5) == []
+    with pytest.raises(PullRunFailed, match="turn limit"):
+        pull.retrieve(QUESTION, 5)
     assert pull.stats()["max_turns_hit"] == 1 and pull.stats()["by_tool"] == {"search": 3}
+    assert pull.stats()["run_errors"] == 1
 
 
 def test_a_server_that_cannot_start_fails_before_any_claude_run(store: Path, claude_log: Path, tmp_path: Path) -> None:

@@ -126,13 +126,15 @@ def test_list_search_read_answer(store: Path, claude: Path, tmp_path: Path, monk
     assert replay.retrieve(QUESTION, 5) == [top] and replay.generate(QUESTION) == run.answer
 
 
-def test_the_turn_limit_is_recorded(store: Path, claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_turn_limit_is_an_error(store: Path, claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedModel([lambda turn: tool_reply(contextpull_tool("search"), {"query": SEARCH})] * 10)
     with driving(model, store, tmp_path, monkeypatch, claude, max_turns=3) as pull:
-        assert pull.retrieve(QUESTION, 5) == []
-        assert pull.counting("surfaced").retrieve(QUESTION, 3) == hits(store, SEARCH)[:3]
+        with pytest.raises(PullRunFailed, match="turn limit"):
+            pull.retrieve(QUESTION, 5)
+        with pytest.raises(PullRunFailed, match="turn limit"):  # the same run: an error in both rows
+            pull.counting("surfaced").retrieve(QUESTION, 3)
     stats = pull.stats()
-    assert stats["max_turns_hit"] == 1 and stats["by_tool"] == {"search": 3}
+    assert stats["max_turns_hit"] == 1 and stats["run_errors"] == 1 and stats["by_tool"] == {"search": 3}
     assert len(model.conversation) == 3
 
 
@@ -142,10 +144,10 @@ def test_an_answer_without_tools_is_a_failed_run(
     model = ScriptedModel([lambda turn: text_reply("From memory: rotate it yearly.")])
     with (
         driving(model, store, tmp_path, monkeypatch, claude) as pull,
-        pytest.raises(PullRunFailed, match="no ContextPull tool call"),
+        pytest.raises(PullRunFailed, match="without calling any ContextPull tool"),
     ):
         pull.retrieve(QUESTION, 5)
-    assert pull.stats()["failed"] == 1 and len(model.conversation) == 1
+    assert pull.stats()["no_tool_call"] == pull.stats()["run_errors"] == 1 and len(model.conversation) == 1
     assert model.offered() == [FIVE]
 
 
@@ -163,7 +165,8 @@ def test_a_tool_error_is_recorded_and_not_read(
     with driving(model, store, tmp_path, monkeypatch, claude) as pull:
         assert pull.retrieve(QUESTION, 5) == [top]
     assert calls(pull.run(QUESTION)) == [("read", True), ("search", False), ("read", False)]
-    assert pull.stats()["errors"] == 1
+    assert pull.stats()["refused_calls"] == 1
+    assert pull.stats()["reads_per_query"] == pull.stats()["refused_reads_per_query"] == 1
     refused = model.conversation[1].body["messages"][-1]["content"][0]
     assert refused["type"] == "tool_result" and refused["is_error"] is True
     assert "unknown_id" in str(refused["content"])

@@ -83,7 +83,17 @@ def test_run_prints_one_table_and_writes_the_folder(tmp_path: Path) -> None:
         "adapter.py-Broken.trec",
         "adapter.py-FirstWords.trec",
         "bm25.trec",
+        "sample-ids.txt",
     ]
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    broken_ids = [q["qid"] for q in data["rows"][1]["questions"]]
+    broken_lines = (out / "runs" / "adapter.py-Broken.trec").read_text(encoding="utf-8").splitlines()
+    assert [line.split()[:3] for line in broken_lines] == [[qid, "Q0", "__nothing_retrieved__"] for qid in broken_ids]
+    assert (out / "runs" / "sample-ids.txt").read_text(encoding="utf-8").split() == broken_ids
+    provenance = data["provenance"]
+    assert "pushpull run --chunks" in provenance["command"] and "adapter.py:Broken" in provenance["command"]
+    assert provenance["commit"] is None or len(provenance["commit"]) == 40
+    assert provenance["clean"] in (True, False, None) and provenance["machine"]["cpus"] >= 1
 
 
 def test_run_json_with_a_questions_file(tmp_path: Path) -> None:

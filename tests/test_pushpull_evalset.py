@@ -63,14 +63,17 @@ def test_aggregation_gold_is_where_members_are_documented_and_families_are_compl
         Chunk("b.md#0", "- `ZED_BETA`: sets the beta level.", "b.md"),
         Chunk("c.md#0", "Most people combine ZED_ALPHA with ZED_BETA in production.", "c.md"),
     ]
-    names, gold, mentions = find_families(defined, max_gold=5)["ZED_*"]
+    names, gold, mentions, restated_by = find_families(defined, max_gold=5)["ZED_*"]
     assert (names, gold, mentions) == (["ZED_ALPHA", "ZED_BETA"], ["a.md#0", "b.md#0"], ["a.md#0", "b.md#0", "c.md#0"])
+    # c.md mentions both members, so it restates what each gold chunk documents
+    assert restated_by == {"a.md#0": ["c.md#0"], "b.md#0": ["c.md#0"]}
     (question,) = build_evalset(defined, shapes=["aggregation"], n=5).questions
     assert question.gold_chunk_ids == ["a.md#0", "b.md#0"] and question.equivalent_gold == [
         "a.md#0",
         "b.md#0",
         "c.md#0",
     ]
+    assert question.equivalent_of == {"a.md#0": ["c.md#0"], "b.md#0": ["c.md#0"]}
     # a member mentioned (never defined) in many chunks would make the answer incomplete or the gold huge: not asked
     crowded = [*defined, *(Chunk(f"n{i}.md#0", f"Note {i}: ZED_GAMMA appears here too.", f"n{i}.md") for i in range(6))]
     assert "ZED_*" not in find_families(crowded, max_gold=5)
@@ -108,6 +111,8 @@ def test_table_questions_ask_one_cell_with_gold_and_equivalent_gold() -> None:
     assert tokyo.q == "What is the Daily cap of Tokyo in Limits?" and tokyo.answer == "250"
     assert tokyo.gold_chunk_ids == ["limits.md#0"]
     assert tokyo.equivalent_gold == ["limits.md#0", "faq.md#0"]  # the FAQ states the same fact
+    assert tokyo.equivalent_of == {"limits.md#0": ["faq.md#0"]}
+    assert enterprise.equivalent_of.keys() <= {"fees.md#1"}  # nothing restates the header chunk
 
 
 def test_table_cells_lose_only_real_markup() -> None:

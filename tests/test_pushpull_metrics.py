@@ -68,6 +68,18 @@ def test_equivalent_recall_credits_any_equivalent_chunk_but_never_exceeds_one() 
     assert equivalent_recall_at_k(["a", "c"], ["a", "c"], ["a"], 5) == 0.5
 
 
+def test_equivalent_recall_credits_each_gold_fact_once_through_its_own_equivalents() -> None:
+    # a2 restates a: retrieving a and a2 finds one fact of two, never both
+    assert equivalent_recall_at_k(["a", "c"], ["a", "a2", "c"], ["a", "a2"], 5) == 0.5
+    assert equivalent_recall_at_k(["a", "c"], {"a": ["a2"], "c": ["c2"]}, ["a", "a2"], 5) == 0.5
+    assert equivalent_recall_at_k(["a", "c"], {"a": ["a2"], "c": ["c2"]}, ["a2", "c2"], 5) == 1.0
+    # a chunk restating both facts finds both; ids listed under a key that is not gold count for nothing
+    assert equivalent_recall_at_k(["a", "c"], {"a": ["x"], "c": ["x"]}, ["x"], 5) == 1.0
+    assert equivalent_recall_at_k(["a", "c"], {"z": ["x"]}, ["x"], 5) == 0.0
+    # one gold fact: a flat list stands for it
+    assert equivalent_recall_at_k(["a"], ["a", "b"], ["b"], 5) == 1.0
+
+
 def test_duplicates_in_a_run_are_counted_once() -> None:
     assert recall_at_k(["a", "b"], ["a", "a", "a", "b"], 2) == 1.0
     assert reciprocal_rank_at_k(["b"], ["a", "a", "b"], 2) == 0.5

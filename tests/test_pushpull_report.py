@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import ir_measures
+import pytest
+
 from pushpull.evalset import build_evalset
-from pushpull.scoring.report import render_table
+from pushpull.scoring.metrics import summarize
+from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
 from pushpull.scoring.runner import RunRow, run
 from pushpull_support import CHUNKS
 
@@ -25,7 +31,11 @@ def test_the_name_column_fits_the_longest_name() -> None:
     header, rule = lines[0], lines[1]
     long_line = next(line for line in lines if line.startswith(LONG))
     assert long_line.startswith(f"{LONG} (sample 3)  ")  # whole, with the sample note, then a gap
-    numbers = [line for line in lines[2:] if line and not line.startswith(("eval set", "rec≡", "faith"))]
+    numbers = [
+        line
+        for line in lines[2:]
+        if line and not line.startswith(("eval set", "rec≡", "err", "faith", "like with like"))
+    ]
     assert {len(line) for line in numbers} == {len(header)} == {len(rule)}  # every column lines up
     short_line = next(line for line in lines if line.startswith(f"{SHORT} "))
     recall_end = header.index("recall@5") + len("recall@5")
@@ -41,3 +51,51 @@ def test_faith_and_correct_columns_side_by_side() -> None:
     assert cells[columns.index("faith")] == cells[columns.index("correct")] == "—"  # no judge, no figures
     assert header.startswith("config ")
     assert "correct = answers stating the reference answer's facts" in table
+
+
+class EveryOtherQuestion:
+    """Gold for every other question, nothing (or an error) for the rest."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def retrieve(self, query: str, k: int) -> list[str]:
+        self.asked += 1
+        if self.asked % 4 == 0:
+            raise RuntimeError("offline")
+        return Gold().retrieve(query, k) if self.asked % 2 else []
+
+
+def test_trec_files_reproduce_the_table_with_ir_measures(tmp_path: Path) -> None:
+    """Questions with nothing retrieved keep a sentinel line; the sample ids travel beside the run files."""
+    result = run(
+        [RunRow(SHORT, Gold()), RunRow(LONG, EveryOtherQuestion(), sampled=True)], EVALSET, CHUNKS, k=5, sample=6
+    )
+    write_outputs(result, CHUNKS, tmp_path)
+    sample_ids = (tmp_path / "runs" / "sample-ids.txt").read_text(encoding="utf-8").split()
+    assert sample_ids == result.sample_ids and len(sample_ids) == 6
+    qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")))
+    for row in result.rows:
+        lines = trec_run_lines(row)
+        assert {line.split()[0] for line in lines} == {r.qid for r in row.results}
+        assert row.name != LONG or NOTHING_RETRIEVED in "\n".join(lines)
+        trec = list(ir_measures.read_trec_run(str(tmp_path / "runs" / f"{slug(row.name)}.trec")))
+        scored = [q for q in qrels if q.query_id in {r.qid for r in row.results}]
+        figures = ir_measures.calc_aggregate([ir_measures.R @ 5, ir_measures.RR @ 5], scored, trec)
+        assert figures[ir_measures.R @ 5] == pytest.approx(row.overall.recall)
+        assert figures[ir_measures.RR @ 5] == pytest.approx(row.overall.mrr)
+
+
+def test_a_table_mixing_sampled_and_full_rows_puts_every_row_on_the_sample() -> None:
+    result = run(
+        [RunRow(SHORT, EveryOtherQuestion()), RunRow(LONG, Gold(), sampled=True)], EVALSET, CHUNKS, k=5, sample=4
+    )
+    lines = render_table(result).splitlines()
+    start = lines.index("like with like: every row on the same 4 sampled questions")
+    full, sampled = lines[start + 3], lines[start + 4]
+    assert full.startswith(f"{SHORT} ") and sampled.startswith(f"{LONG} (sample 4) ")
+    on_sample = summarize([r for r in result.rows[0].results if r.qid in set(result.sample_ids)], 5)
+    assert full.split()[1] == f"{on_sample.recall:.3f}" and full.split()[8] == "4"  # recall, n over the sample only
+    assert len(result.rows[0].results) > 4
+    unsampled = render_table(run([RunRow(SHORT, Gold()), RunRow(LONG, Gold())], EVALSET, CHUNKS, k=5, sample=4))
+    assert "like with like" not in unsampled

@@ -1,7 +1,9 @@
 """The independent harness ragbisect 0.2.0 scores our files and our adapter exactly as pushpull does.
 
 ragbisect needs Python 3.12, so it lives in its own venv (cached in
-``~/.cache/contextpull-tests/rb312``). It reads our exported chunks and our
+``~/.cache/contextpull-tests/rb312``), which :mod:`pushpull.ragbisect_env`
+creates with whatever 3.12 it finds or installs (``$RAGBISECT_PYTHON`` names
+one); without one the test skips and says why. It reads our exported chunks and our
 computed-shape questions file and runs an adapter file that wraps ContextPull
 ``search`` (through our CLI, since ContextPull is installed in the 3.11 venv
 only); pushpull runs the same adapter file on the same files. The printed
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,9 +26,9 @@ from contextpull.eval.bench import export_chunks
 from contextpull.ingestion.run import ingest
 from pushpull.chunks import write_chunks
 from pushpull.evalset import build_evalset, save_evalset
+from pushpull.ragbisect_env import DEFAULT_VENV, Unavailable, ragbisect_venv
 
-PY312 = shutil.which("python3.12") or "/root/.pyenv/versions/3.12.1/bin/python"
-VENV = Path.home() / ".cache" / "contextpull-tests" / "rb312"
+VENV = DEFAULT_VENV
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 
 ADAPTER = '''
@@ -47,23 +48,11 @@ class ContextPullSearchCLI:
 
 
 def ragbisect() -> Path:
-    exe = VENV / "bin" / "ragbisect"
-    if exe.exists():
-        return exe
-    if not Path(PY312).exists():
-        pytest.skip("python3.12 is not installed; ragbisect 0.2.0 needs it")
+    """ragbisect's executable in its 3.12 venv, set up on first use; skips with the reason when it cannot be."""
     try:
-        subprocess.run([PY312, "-m", "venv", str(VENV)], check=True, capture_output=True, timeout=300)
-        subprocess.run(
-            [str(VENV / "bin" / "pip"), "install", "-q", "ragbisect==0.2.0"],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
-        shutil.rmtree(VENV, ignore_errors=True)
-        pytest.skip(f"cannot install ragbisect 0.2.0: {err}")
-    return exe
+        return ragbisect_venv(VENV).parent / "ragbisect"
+    except Unavailable as err:
+        pytest.skip(str(err))
 
 
 #: below the gold count of the aggregation questions, so search cannot score a trivial 1.0 on every metric

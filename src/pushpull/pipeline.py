@@ -8,7 +8,7 @@ needs and both commands produce the same table and files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -19,6 +19,7 @@ from .errors import is_missing_library, missing_dependency
 from .evalset import EvalSet, build_or_load
 from .models.base import ModelError, NoModelConfigured
 from .progress import progress_bars
+from .provenance import provenance
 from .scoring.report import write_outputs
 from .scoring.runner import RunResult, RunRow, run
 
@@ -132,8 +133,18 @@ def score(
     sample: int | None,
     seed: int,
     judge: Any | None,
+    meta: dict[str, Any] | None = None,
+    finish: Callable[[RunResult], None] | None = None,
 ) -> tuple[RunResult, dict[str, Path]]:
-    """Run every row and write the output folder."""
+    """Run every row and write the output folder.
+
+    ``meta`` goes into results.json beside the figures; its ``provenance``
+    (commit, clean tree, command, machine) is taken now unless the caller
+    took it earlier, at the start of its run. ``finish`` may amend the result
+    (notes under the table, recorded timings) before anything is written.
+    """
+    meta = dict(meta or {})
+    meta.setdefault("provenance", provenance(exclude=[out_dir]))
     with progress_bars() as progress:
         result = run(
             rows.rows,
@@ -146,5 +157,8 @@ def score(
             skipped_rows=rows.skipped,
             progress=progress,
         )
+    result.meta = meta
+    if finish is not None:
+        finish(result)
     _, figures = spend()
     return result, write_outputs(result, chunks, out_dir, spend=figures)

@@ -41,9 +41,14 @@ class Question:
     identifier: str = ""
     equivalent_gold: list[str] = field(default_factory=list)
     phrasing: str = ""
+    equivalent_of: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        extra = [c for c in self.equivalent_gold if c not in self.gold_chunk_ids]
+        gold = list(dict.fromkeys(self.gold_chunk_ids))
+        given = self.equivalent_of or ({gold[0]: self.equivalent_gold} if len(gold) == 1 else {})
+        self.equivalent_of = {g: others for g in gold if (others := sorted(set(given.get(g, ())) - {g}))}
+        mapped = {c for ids in self.equivalent_of.values() for c in ids}
+        extra = [c for c in [*self.equivalent_gold, *mapped] if c not in self.gold_chunk_ids]
         self.equivalent_gold = list(self.gold_chunk_ids) + sorted(set(extra))
 
     def to_dict(self) -> dict[str, object]:
@@ -94,6 +99,9 @@ def read_questions(path: Path) -> list[Question]:
                     identifier=str(rec.get("identifier", "")),
                     equivalent_gold=[str(g) for g in rec.get("equivalent_gold", [])],
                     phrasing=str(rec.get("phrasing", "")),
+                    equivalent_of={
+                        str(g): [str(c) for c in ids] for g, ids in dict(rec.get("equivalent_of") or {}).items()
+                    },
                 )
             )
         except (json.JSONDecodeError, KeyError, TypeError) as err:

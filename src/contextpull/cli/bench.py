@@ -29,6 +29,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument("--out", type=Path, help="output folder (default: DIR/.contextpull/bench)")
     bench.add_argument("--store", type=Path, help="store file (default: DIR/.contextpull/store.sqlite)")
     bench.add_argument("--pull", action="append", default=[], metavar="SPEC", help=_PULL_HELP)
+    bench.add_argument(
+        "--replay",
+        type=Path,
+        metavar="RUN_DIR",
+        help="reproduce the table of a recorded run (its --out folder) with its options and no model; "
+        "refuses when the code or store changed since, naming what changed",
+    )
+    bench.add_argument(
+        "--allow-stale",
+        action="store_true",
+        help="with --replay: replay pull runs recorded by other code anyway (the table says so)",
+    )
     add_json_option(bench)
     defer_options(bench, _add_harness_options)
     bench.set_defaults(func=run)
@@ -47,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
     from pushpull.scoring.report import render_table
 
     from ..eval.bench import BenchOptions, harness_errors, run_bench
-    from ..eval.pull_rows import leakage_lines
 
     with harness_errors():
         shapes = parse_shapes(args.shapes)
@@ -65,13 +76,20 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         reranker=args.reranker,
         pull=args.pull,
+        replay=args.replay,
+        allow_stale=args.allow_stale,
     )
     result = run_bench(options)
-    leakage = "".join(f"\n{line}" for line in leakage_lines(result.run))
+    replayed = ""
+    if args.replay:
+        stale = result.run.meta.get("replay", {}).get("stale")
+        replayed = f"\nreplay of {args.replay}: " + (
+            "STALE (--allow-stale), not compared" if stale else "table.txt reproduced byte for byte"
+        )
     emit(
         args,
         result.to_dict(),
-        lambda _: render_table(result.run) + f"{leakage}\n\n{result.spend_line}\nresults: {result.paths['results']}",
+        lambda _: render_table(result.run) + f"\n\n{result.spend_line}\nresults: {result.paths['results']}{replayed}",
     )
     if args.json:
         print(result.spend_line, file=sys.stderr)

@@ -12,8 +12,9 @@ read, ids surfaced or strict reads (docs/adr/008-pull-rows.md).
 Guarantees: each worker thread serves tool calls from its own read-only
 store connection, inside one read transaction per call; an API failure raises
 :class:`PullRunFailed` and leaves nothing cached; a finished run is cached on
-disk under a key of everything that can change it, and a replay makes no
-model call.
+disk under a key of everything that can change it (the provider's identity,
+endpoint included, and the behaviour fingerprint of the code and store:
+:mod:`contextpull.eval.fingerprint`), and a replay makes no model call.
 """
 
 from __future__ import annotations
@@ -32,12 +33,11 @@ from ..ops.operations import Ops
 from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
 from ..tools.instructions import server_instructions
-from ..tools.schemas import TOOLS, TOOLS_VERSION, call_json
+from ..tools.schemas import TOOLS, call_json
+from . import fingerprint
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever
 
-#: bump when the prompts or the loop's handling of turns change
-PROMPT_VERSION = 2
 MAX_TOKENS = 1024
 #: the tool error a model gets for repeating a call it already made in the run
 REPEATED_CALL = ToolError(
@@ -89,6 +89,7 @@ class ApiLoopRetriever(PullRetriever):
         with Store.open(self.store_path) as store:
             self.fingerprint = store.fingerprint
             index_text = store.index_text
+            self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
         self.index_hash = text_hash(index_text)
         self.system = server_instructions(index_text)
         if mode == "strict":
@@ -105,9 +106,8 @@ class ApiLoopRetriever(PullRetriever):
         return cache_key(
             driver="api-loop",
             model=self.model,
-            provider=_answering_identity(self.provider),
-            prompt_version=PROMPT_VERSION,
-            tools_version=TOOLS_VERSION,
+            provider=self.provider.identity(),  # endpoint included: two servers may share a model name
+            behaviour=self.behaviour.key,
             strict=self.mode == "strict",
             grammar=self.grammar,
             max_turns=self.max_turns,
@@ -178,16 +178,6 @@ class ApiLoopRetriever(PullRetriever):
             return text
         reply = json.loads(text)
         return " ".join([reply["text"].strip(), *(f"[{sid}]" for sid in unique(reply["cite"]))])
-
-
-def _answering_identity(provider: Provider) -> dict[str, Any]:
-    """What about the provider changes its answers (model file, prompt format, sampling), for the run key.
-
-    The endpoint is left out: it says where a model is served, not which model
-    answers, so a run replays from cache whichever server hosts the model.
-    """
-    identity = provider.identity() if hasattr(provider, "identity") else {}
-    return {key: value for key, value in identity.items() if key != "base_url"}
 
 
 def strict_turn_schema(run: PullRun) -> dict[str, Any]:

@@ -30,14 +30,17 @@ from pushpull.pipeline import (
     score,
     spend,
 )
+from pushpull.provenance import provenance
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
 from ..ingestion.run import IngestReport, ingest
 from ..ops.operations import Ops
 from ..paths import default_store_path
+from . import fingerprint, replay
 from .context import BenchContext, BenchOptions, RowBuilder
-from .pull_rows import pull_row_builder
+from .pull_rows import leakage_lines, pull_row_builder
+from .replay import Replay, ReplayRefused
 from .search_adapter import ContextPullSearch
 
 
@@ -120,12 +123,19 @@ def harness_errors() -> Iterator[None]:
 def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResult:
     if options.push != [] and push_row_builder in row_builders:
         require_push_libraries()
+    out_dir = options.out_dir
+    started = provenance(exclude=[out_dir])
     report = _ingest(options.corpus, options.store)
     store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
+    behaviour = fingerprint.of_store(store_path)
+    recorded = replay.load(options.replay, behaviour, allow_stale=options.allow_stale) if options.replay else None
+    if recorded is not None:
+        options = options.replaying(recorded.options)
+        replay.copy_caches(recorded.run_dir, out_dir)
     chunks = export_chunks(store_path)
-    out_dir = options.out_dir
-    provider = require_model(options.model, out_dir)
-    judge = provider if options.judge is None else require_model(options.judge, out_dir)
+    identities: dict[str, dict[str, Any]] = {}
+    provider = _open_model(options.model, out_dir, recorded, identities)
+    judge = provider if options.judge is None else _open_model(options.judge, out_dir, recorded, identities)
     evalset = evalset_for(chunks, out_dir, shapes=options.shapes, provider=provider, n=options.n, seed=options.seed)
     if not evalset.questions:
         reasons = "; ".join(f"{s}: {why}" for s, why in evalset.skipped.items())
@@ -133,18 +143,75 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
             f"the corpus supports no eval questions ({reasons})",
             "add a model (--model) or documents with tables or identifier families",
         )
-    ctx = BenchContext(options, store_path, chunks, provider, out_dir)
+    ctx = BenchContext(options, store_path, chunks, provider, out_dir, recorded, identities)
     rows = Rows()
     for build in row_builders:
         rows.extend(build(ctx))
+    meta: dict[str, Any] = {
+        "provenance": started,
+        "options": options.recorded(),
+        "behaviour": behaviour.to_dict(),
+        "models": identities,
+    }
+    if recorded is not None:
+        meta["replay"] = {"of": str(recorded.run_dir), "stale": recorded.changes}
     try:
         result, paths = score(
-            chunks, evalset, rows, out_dir, k=options.k, sample=options.sample, seed=options.seed, judge=judge
+            chunks,
+            evalset,
+            rows,
+            out_dir,
+            k=options.k,
+            sample=options.sample,
+            seed=options.seed,
+            judge=judge,
+            meta=meta,
+            finish=lambda run: _finish(run, recorded),
         )
     finally:
         for row in rows.rows:
             close = getattr(row.adapter, "close", None)
             if callable(close):
                 close()
+    if recorded is not None:
+        _check_replay(recorded, rows, paths["table"])
     line, figures = spend()
     return BenchResult(result, report, evalset, paths, line, figures)
+
+
+def _open_model(
+    spec: str | None, out_dir: Path, recorded: Replay | None, identities: dict[str, dict[str, Any]]
+) -> Any | None:
+    """The provider for ``spec`` (the recorded one in a replay), noting its identity for results.json."""
+    if spec in (None, "", "none"):
+        return None
+    provider = recorded.provider(spec, out_dir / "models") if recorded else require_model(spec, out_dir)
+    if provider is not None:
+        identities[provider.spec] = provider.identity()
+    return provider
+
+
+def _finish(run: RunResult, recorded: Replay | None) -> None:
+    """Before the files are written: recorded timings in a replay, and the notes under the table."""
+    if recorded is not None:
+        replay.use_recorded_timings(run, recorded.recorded)
+    run.notes = [*leakage_lines(run), *(recorded.stale_lines() if recorded else [])]
+
+
+def _check_replay(recorded: Replay, rows: Rows, table: Path) -> None:
+    """Refuse a replay that needed an unrecorded run, or whose table is not the recorded one.
+
+    A stale replay (--allow-stale) is not compared: its table says it is stale.
+    """
+    missing = sorted({q for row in rows.rows for q in getattr(row.adapter, "unrecorded", [])})
+    if missing:
+        raise ReplayRefused(
+            f"replay incomplete: {len(missing)} questions have no recorded pull run (first: {missing[0]!r})",
+            "re-make the run; its pull_runs folder does not match these questions",
+        )
+    difference = None if recorded.stale else replay.compare_tables(recorded.run_dir, table)
+    if difference is not None:
+        raise ReplayRefused(
+            f"replayed table differs from {recorded.run_dir / 'table.txt'}: {difference}",
+            f"compare it with {table}",
+        )

@@ -19,8 +19,9 @@ its loader calls are counted apart (``loader_calls``), never as ContextPull call
 Guarantees: before the first run the server command is started and its
 tools listed through the MCP client, so a broken install fails in seconds
 with a clear error instead of after a paid run that measured nothing; a run
-that made no ContextPull tool call, or that ended in an error, raises
-:class:`~contextpull.eval.pull_record.PullRunFailed` and is not cached.
+that made no ContextPull tool call, ended in an error or hit the turn limit
+is recorded, and the rows score it as an error
+(:attr:`~contextpull.eval.pull_record.PullRun.error`), as in the API loop.
 """
 
 from __future__ import annotations
@@ -40,14 +41,12 @@ import anyio
 
 from ..server.launch import serve_argv, stdio_entry
 from ..store import Store
-from ..tools.schemas import TOOLS, TOOLS_VERSION
-from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
+from . import fingerprint
+from .pull_record import TOOL_NAMES, CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash
 from .pull_retriever import PullRetriever
 
 SERVER = "contextpull"
 TOOL_PREFIX = f"mcp__{SERVER}__"
-#: bump when the appended prompt or the flags change what a run does
-PROMPT_VERSION = 2
 #: the Claude Code release this command was checked against; tests/js/package.json pins the same
 TESTED_VERSION = "2.1.332"
 #: Claude Code's tool that loads deferred tools; a call to it is bookkeeping, not retrieval
@@ -84,6 +83,7 @@ class ClaudeCodeRetriever(PullRetriever):
         with Store.open(self.store_path) as store:
             self.fingerprint = store.fingerprint
             self.index_hash = text_hash(store.index_text)
+            self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
         self.claude = claude
         self.claude_version = claude_version(claude)
         self.model = f"claude-code {self.claude_version}:{model or 'default'}"
@@ -100,8 +100,7 @@ class ClaudeCodeRetriever(PullRetriever):
             driver="claude-code",
             claude_version=self.claude_version,
             model=self.claude_model,
-            prompt_version=PROMPT_VERSION,
-            tools_version=TOOLS_VERSION,
+            behaviour=self.behaviour.key,
             max_turns=self.max_turns,
             fingerprint=self.fingerprint,
             index=self.index_hash,
@@ -135,12 +134,6 @@ class ClaudeCodeRetriever(PullRetriever):
         if done.returncode != 0 and not run.answer and not run.max_turns_hit:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise PullRunFailed(f"claude exited with status {done.returncode}: {tail[0]}", "run the command by hand")
-        if not any(call.name in TOOL_NAMES for call in run.tool_calls):
-            loaded = f" (it called {LOADER_TOOL} {run.loader_calls} times)" if run.loader_calls else ""
-            raise PullRunFailed(
-                f"claude made no ContextPull tool call{loaded}, so the run measured nothing",
-                "check that the contextpull server starts and that the tools are allowed",
-            )
         return run
 
     def _check_flags(self, done: subprocess.CompletedProcess[str]) -> None:
@@ -196,9 +189,6 @@ class ClaudeCodeRetriever(PullRetriever):
             if not self._server_ok:
                 check_server(self.server)
                 self._server_ok = True
-
-
-TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOLS)
 
 
 def claude_version(claude: str) -> str:

@@ -7,7 +7,7 @@ typed against it without importing the bench that calls them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from pushpull.pipeline import Rows
 from pushpull.questions import SHAPES
 
 from ..paths import bench_dir
+from .replay import Replay
 
 
 @dataclass
@@ -33,10 +34,34 @@ class BenchOptions:
     seed: int = 0
     reranker: str | None = None
     pull: Sequence[str] = ()  # pull agents: provider:model or claude-code[:model]
+    replay: Path | None = None  # a run dir to reproduce from its records, with no model
+    allow_stale: bool = False  # replay even when the behaviour fingerprint changed (the table says so)
 
     @property
     def out_dir(self) -> Path:
-        return self.out if self.out is not None else bench_dir(self.corpus)
+        if self.out is not None:
+            return self.out
+        return bench_dir(self.corpus).with_name("replay") if self.replay else bench_dir(self.corpus)
+
+    def recorded(self) -> dict[str, Any]:
+        """The options that decide the figures, as results.json records them for a replay."""
+        return {
+            "k": self.k,
+            "shapes": list(self.shapes),
+            "model": self.model,
+            "judge": self.judge,
+            "sample": self.sample,
+            "push": None if self.push is None else list(self.push),
+            "n": self.n,
+            "seed": self.seed,
+            "reranker": self.reranker,
+            "pull": list(self.pull),
+        }
+
+    def replaying(self, recorded: dict[str, Any]) -> BenchOptions:
+        """These options with the figure-deciding ones taken from a recorded run."""
+        shapes = tuple(recorded.get("shapes") or self.shapes)
+        return replace(self, **{**recorded, "shapes": shapes, "pull": tuple(recorded.get("pull") or ())})
 
 
 @dataclass
@@ -48,6 +73,9 @@ class BenchContext:
     chunks: list[Chunk]
     provider: Any | None
     cache_dir: Path
+    replay: Replay | None = None
+    #: model spec → provider identity, for results.json (a replay opens the same identities)
+    identities: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 RowBuilder = Callable[[BenchContext], Rows]

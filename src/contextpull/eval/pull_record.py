@@ -19,14 +19,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ContextPullError
+from ..tools.schemas import TOOLS
 
 #: how a run's tool calls become a ranked list of ids (docs/adr/008-pull-rows.md)
 CountMode = Literal["read", "surfaced", "strict"]
 COUNT_MODES: tuple[CountMode, ...] = ("read", "surfaced", "strict")
+#: the ContextPull tools; a run that called none of them measured no pulling
+TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOLS)
 
 
 class PullRunFailed(ContextPullError):
-    """A pull run could not complete: the model API failed, or the agent never used the tools."""
+    """A pull run counts as a miss: the model API failed, the turn limit hit, or no tool was used."""
 
     code = "pull_run_failed"
     exit_code = 2
@@ -53,7 +56,9 @@ class PullRun:
     separately, against what was merely glimpsed. ``agent_version`` is the
     release of the agent program that ran (Claude Code), empty for the API
     loop; ``loader_calls`` counts that program's calls to load deferred tools,
-    which are bookkeeping and never among ``tool_calls``.
+    which are bookkeeping and never among ``tool_calls``. ``failure`` is the
+    message of a run the agent could not finish (the model API failed); such a
+    run is recorded too, so every row counting it sees the same miss.
     """
 
     question: str
@@ -72,18 +77,44 @@ class PullRun:
     max_turns_hit: bool = False
     agent_version: str = ""
     loader_calls: int = 0
+    failure: str = ""
+    #: what to do about ``failure`` (the suggestion of the error that ended the run)
+    failure_suggestion: str = ""
 
     @property
     def no_tool_call(self) -> bool:
-        return not self.tool_calls
+        """No call of a ContextPull tool (a Claude Code run may call others; they do not count)."""
+        return not any(call.name in TOOL_NAMES for call in self.tool_calls)
 
     @property
-    def tool_errors(self) -> int:
-        return sum(call.is_error for call in self.tool_calls)
+    def error(self) -> str | None:
+        """Why the run is a miss that is never judged, or None when it is an ordinary run.
+
+        The one rule for both drivers (docs/adr/008-pull-rows.md): a run whose
+        model call failed, that hit the turn limit before answering, or that
+        answered without calling any ContextPull tool measured no pulling, so
+        it is scored as an error (the table's ``err`` column), not as an answer.
+        """
+        if self.failure:
+            return self.failure
+        if self.max_turns_hit:
+            return f"turn limit reached after {self.turns} turns without an answer"
+        if self.no_tool_call:
+            loaded = f" (it loaded deferred tools {self.loader_calls} times)" if self.loader_calls else ""
+            return f"answered without calling any ContextPull tool{loaded}"
+        return None
 
     @property
     def answered_without_reading(self) -> bool:
-        return not self.max_turns_hit and not self.read_ids
+        return self.error is None and not self.read_ids
+
+    @property
+    def refused_calls(self) -> int:
+        return sum(call.is_error for call in self.tool_calls)
+
+    @property
+    def refused_reads(self) -> int:
+        return sum(call.is_error and call.name == "read" for call in self.tool_calls)
 
     def ranked(self, mode: CountMode, k: int) -> list[str]:
         """The ids this run counts as retrieved under ``mode``, best first, at most ``k``.
@@ -110,15 +141,23 @@ def unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def summarise(runs: Sequence[PullRun], *, model: str, failed: int = 0) -> dict[str, Any]:
+def summarise(runs: Sequence[PullRun], *, model: str) -> dict[str, Any]:
     """The ``stats()`` of a pull row: spend, tool use and the discipline flags.
 
-    ``usd`` is ``None`` unless some run had a known price; ``failed`` counts
-    runs that raised (API errors), which the runner scored as misses.
+    Every run counts, failed ones included: ``run_errors`` is how many runs
+    the table scores as errors (``failed`` model calls, ``max_turns_hit``,
+    ``no_tool_call``). ``reads_per_query`` counts successful reads only, with
+    the refused ones beside it (``refused_reads_per_query``); ``refused_calls``
+    counts every tool call a tool refused. ``usd`` is ``None`` unless some run
+    had a known price.
     """
     by_tool = Counter(call.name for run in runs for call in run.tool_calls)
     prices = [run.usd for run in runs if run.usd is not None]
     queries = len(runs)
+
+    def per_query(total: int) -> float:
+        return round(total / queries, 3) if queries else 0.0
+
     return {
         "model": model,
         "queries": queries,
@@ -127,12 +166,14 @@ def summarise(runs: Sequence[PullRun], *, model: str, failed: int = 0) -> dict[s
         "tool_calls": sum(by_tool.values()),
         "by_tool": dict(sorted(by_tool.items())),
         "turns": sum(run.turns for run in runs),
-        "reads_per_query": round(by_tool.get("read", 0) / queries, 3) if queries else 0.0,
+        "reads_per_query": per_query(sum(len(run.read_ids) for run in runs)),
+        "refused_reads_per_query": per_query(sum(run.refused_reads for run in runs)),
         "answered_without_reading": sum(run.answered_without_reading for run in runs),
-        "no_tool_call": sum(run.no_tool_call for run in runs),
+        "no_tool_call": sum(run.no_tool_call and not run.failure for run in runs),
         "max_turns_hit": sum(run.max_turns_hit for run in runs),
-        "errors": sum(run.tool_errors for run in runs),
-        "failed": failed,
+        "failed": sum(bool(run.failure) for run in runs),
+        "run_errors": sum(run.error is not None for run in runs),
+        "refused_calls": sum(run.refused_calls for run in runs),
         "wall_s": round(sum(run.wall_s for run in runs), 3),
         "usd": round(sum(prices), 6) if prices else None,
     }
@@ -149,7 +190,7 @@ def text_hash(text: str) -> str:
 
 
 class RunCache:
-    """Finished runs on disk, one JSON file per key; a failed run is never written.
+    """Recorded runs on disk, one JSON file per key, failed runs included.
 
     Writes go to a temporary file that is renamed into place, so a crash or a
     concurrent writer never leaves a half-written entry that a replay would trust.

@@ -9,14 +9,15 @@ surfaced) share one run per question.
 
 from __future__ import annotations
 
+import copy
 import threading
 from typing import Any
 
-from .pull_record import COUNT_MODES, CountMode, PullRun, RunCache, summarise
+from .pull_record import COUNT_MODES, CountMode, PullRun, PullRunFailed, RunCache, summarise
 
 
 class _Runs:
-    """Finished runs by question, shared by sibling retrievers; thread-safe.
+    """Recorded runs by question, shared by sibling retrievers; thread-safe.
 
     A per-question lock makes concurrent askers of the same question wait for
     one run instead of paying for two.
@@ -24,7 +25,8 @@ class _Runs:
 
     def __init__(self) -> None:
         self.done: dict[str, PullRun] = {}
-        self.failed = 0
+        #: question → the key its run is recorded under (results.json keeps them for a replay)
+        self.keys: dict[str, str] = {}
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
@@ -32,24 +34,25 @@ class _Runs:
         with self._guard:
             return self._locks.setdefault(question, threading.Lock())
 
-    def count_failure(self) -> None:
-        with self._guard:
-            self.failed += 1
-
-    def remember(self, question: str, run: PullRun) -> None:
+    def remember(self, question: str, key: str, run: PullRun) -> None:
         with self._guard:
             self.done[question] = run
+            self.keys[question] = key
 
-    def snapshot(self) -> tuple[list[PullRun], int]:
+    def snapshot(self) -> tuple[list[PullRun], dict[str, str]]:
         with self._guard:
-            return list(self.done.values()), self.failed
+            return list(self.done.values()), dict(self.keys)
 
 
 class PullRetriever:
     """Base of the pull adapters; subclasses implement :meth:`run_key` and :meth:`execute`.
 
-    ``mode`` picks how a run is counted (docs/adr/008-pull-rows.md). A run that
-    raises is never cached or memoised, so asking again runs it again.
+    ``mode`` picks how a run is counted (docs/adr/008-pull-rows.md). Each
+    question is run once per retriever and its siblings (:meth:`counting`),
+    failures included: a run that raised :class:`PullRunFailed` is recorded
+    with its message, so the ids-read and ids-surfaced rows always score the
+    same run. A recorded failure on disk is retried by a later live run (it
+    said nothing about the agent) and replayed as it is under ``replay``.
     """
 
     #: the model or agent named in the row and in ``stats()["model"]``
@@ -62,6 +65,11 @@ class PullRetriever:
         self.mode = mode
         self.concurrency = max(1, int(concurrency))
         self.cache = RunCache(cache_dir)
+        #: answer only from recorded runs; a question with none is noted in ``unrecorded``
+        self.replay = False
+        #: question → recorded run key, from the replayed results.json (a stale replay cannot recompute them)
+        self.recorded_keys: dict[str, str] = {}
+        self.unrecorded: list[str] = []
         self._runs = _Runs()
 
     # --- what a driver provides ------------------------------------------------
@@ -75,33 +83,48 @@ class PullRetriever:
 
     # --- the harness protocol ---------------------------------------------------
     def run(self, question: str) -> PullRun:
-        """The run for ``question``: memoised, else replayed from disk, else executed and stored."""
+        """The run for ``question``: memoised, else recorded on disk, else executed and recorded."""
         with self._runs.lock_for(question):
             found = self._runs.done.get(question)
             if found is not None:
                 return found
-            key = self.run_key(question)
+            key = self.recorded_keys.get(question) or self.run_key(question)
             found = self.cache.get(key)
-            if found is None:
-                try:
-                    found = self.execute(question)
-                except Exception:
-                    self._runs.count_failure()
-                    raise
+            if found is None and self.replay:
+                self.unrecorded.append(question)
+                found = PullRun(question=question, model=self.model, failure="replay: no recorded run")
+            elif found is None or (found.failure and not self.replay):
+                found = self._execute(question)
                 self.cache.put(key, found)
-            self._runs.remember(question, found)
+            self._runs.remember(question, key, found)
             return found
 
+    def _execute(self, question: str) -> PullRun:
+        try:
+            return self.execute(question)
+        except PullRunFailed as err:
+            failure, suggestion = err.message, err.suggestion
+        except Exception as err:  # noqa: BLE001 - whatever broke the run, both rows must see the same failure
+            failure, suggestion = f"{type(err).__name__}: {err}", ""
+        return PullRun(question=question, model=self.model, failure=failure, failure_suggestion=suggestion)
+
+    def _finished(self, query: str) -> PullRun:
+        """The run for ``query``; raises PullRunFailed when the rows must score it as an error."""
+        run = self.run(query)
+        if run.error is not None:
+            raise PullRunFailed(run.error, run.failure_suggestion if run.failure else "")
+        return run
+
     def retrieve(self, query: str, k: int) -> list[str]:
-        return self.run(query).ranked(self.mode, k)
+        return self._finished(query).ranked(self.mode, k)
 
     def generate(self, query: str, ids: list[str] | None = None) -> str:
         """The agent's own final answer; ``ids`` is ignored, since the agent chose what to read."""
-        return self.run(query).answer
+        return self._finished(query).answer
 
     def evidence(self, query: str) -> dict[str, list[str]]:
         """What the agent was shown: the sections it read, and the snippets it only glimpsed."""
-        run = self.run(query)
+        run = self._finished(query)
         return {
             "read": [f"[{sid}]\n{text}" for sid, text in run.read_sections],
             "snippets": [f"[{sid}] {text}" for sid, text in run.snippets],
@@ -109,18 +132,18 @@ class PullRetriever:
 
     def stats(self) -> dict[str, Any]:
         """Spend and tool use over the runs so far (answers are judged by the harness, from ``evidence``)."""
-        runs, failed = self._runs.snapshot()
-        return {**summarise(runs, model=self.model, failed=failed), "mode": self.mode}
+        runs, keys = self._runs.snapshot()
+        return {**summarise(runs, model=self.model), "mode": self.mode, "run_keys": keys}
 
     def counting(self, mode: CountMode) -> PullRetriever:
         """A sibling adapter that counts the same runs under another mode (no extra model calls).
 
         Only ``read`` and ``surfaced`` may share runs: ``strict`` changes the
-        prompt, so it is a run of its own.
+        prompt, so it is a run of its own. The sibling shares every attribute
+        (the memo of runs above all); only ``mode`` differs.
         """
         if {mode, self.mode} & {"strict"} and mode != self.mode:
             raise ValueError("strict reads come from their own runs; build a separate strict retriever")
-        sibling = object.__new__(type(self))
-        sibling.__dict__.update(self.__dict__)
+        sibling = copy.copy(self)
         sibling.mode = mode
         return sibling

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pushpull.models import NoModelConfigured
+from pushpull.models import NoModelConfigured, Provider
 from pushpull.pipeline import Rows
 from pushpull.scoring.runner import RunResult, RunRow
 
@@ -29,6 +29,7 @@ from .claudecode import ClaudeCodeRetriever
 from .context import BenchContext
 from .pull_record import CountMode, PullRunFailed
 from .pull_retriever import PullRetriever
+from .replay import Replay
 
 CLAUDE_CODE = "claude-code"
 BASELINE_ROW = "pull baseline: read top search hits"
@@ -51,15 +52,21 @@ def pull_rows(
     cache_dir: Path | None = None,
     concurrency: int = 1,
     max_turns: int = 8,
+    provider: Provider | None = None,
+    replay: Replay | None = None,
 ) -> Rows:
     """The named pull rows for ``spec`` (``provider:model`` or ``claude-code[:model]``).
 
     A spec that cannot run here (no key, no model file, no runtime) becomes a
     skipped row with the reason, as the push side does. Pull rows are
-    ``sampled``: they see the ``--sample`` questions only.
+    ``sampled``: they see the ``--sample`` questions only. Under ``replay``
+    the rows answer from the recorded runs only, found by the run keys the
+    replayed results.json lists (a stale replay could not recompute them).
     """
     kind, _, model = spec.partition(":")
     names = [row_name(mode, spec) for mode in _ROW_NAMES][: 2 if kind == CLAUDE_CODE else None]
+    if kind == CLAUDE_CODE and replay is not None:
+        return Rows(skipped={name: "replaying Claude Code runs is not supported yet" for name in names})
     if kind == CLAUDE_CODE and shutil.which("claude") is None:
         return Rows(skipped={name: "claude (Claude Code) is not on PATH" for name in names})
     try:
@@ -79,11 +86,17 @@ def pull_rows(
                 "max_turns": max_turns,
                 "cache_dir": cache_dir,
                 "concurrency": concurrency,
+                "provider": provider,
             }
             shared = ApiLoopRetriever(store_path, spec, mode="read", **options)
             strict = ApiLoopRetriever(store_path, spec, mode="strict", **options)
     except (NoModelConfigured, PullRunFailed) as err:  # no key, no model file; a claude that does not run
         return Rows(skipped={name: str(err) for name in names})
+    if replay is not None:
+        for retriever in (shared, strict):
+            if retriever is not None:
+                retriever.replay = True
+                retriever.recorded_keys = replay.run_keys(row_name(retriever.mode, retriever.model))
     adapters = [shared, shared.counting("surfaced"), *([strict] if strict else [])]
     rows = Rows()
     for adapter in adapters:
@@ -96,8 +109,17 @@ def pull_row_builder(ctx: BenchContext) -> Rows:
     if not ctx.options.pull:
         return Rows()
     rows = Rows([RunRow(BASELINE_ROW, ReadTopHits(ctx.store_path))])
+    cache_dir = ctx.cache_dir / "pull"
     for spec in ctx.options.pull:
-        rows.extend(pull_rows(spec, ctx.store_path, k=ctx.options.k, cache_dir=ctx.cache_dir / "pull"))
+        kind = spec.partition(":")[0]
+        provider = ctx.replay.provider(spec, cache_dir) if ctx.replay and kind != CLAUDE_CODE else None
+        found = pull_rows(
+            spec, ctx.store_path, k=ctx.options.k, cache_dir=cache_dir, provider=provider, replay=ctx.replay
+        )
+        for row in found.rows:
+            if isinstance(row.adapter, ApiLoopRetriever):
+                ctx.identities[row.adapter.model] = row.adapter.provider.identity()
+        rows.extend(found)
     return rows
 
 

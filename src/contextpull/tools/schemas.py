@@ -149,7 +149,8 @@ TOOLS: list[Schema] = [
     ),
 ]
 
-#: short hash of the schemas; caches keyed on it notice any change to the tools
+#: short hash of the schemas alone (names, descriptions, arguments). What the tools *return* is
+#: not in it: pull-run caches are keyed on the behaviour fingerprint (contextpull/eval/fingerprint.py)
 TOOLS_VERSION = hashlib.sha256(json.dumps(TOOLS, sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 _BY_NAME = {tool["name"]: tool for tool in TOOLS}

@@ -12,7 +12,8 @@ A family is asked only when complete: every identifier of that form in the
 corpus is a member, so the reference answer lists them all. Gold is, per
 member, the chunks that document it best (a heading, table row, list item or
 definition; every mention when none does); the equivalent gold is every
-chunk that mentions one.
+chunk that mentions one, and a gold chunk's fact (the members it documents)
+is restated by a chunk that mentions every one of those members.
 Families whose gold spans 2..``max_gold`` chunks are kept, which keeps
 perfect recall reachable at k = ``max_gold``.
 """
@@ -23,6 +24,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..chunks import Chunk
 from ..questions import Question
@@ -61,8 +63,18 @@ def _documenting(name: str, holders: list[str], text: dict[str, str]) -> list[st
     return [cid for cid in holders if scores[cid] == best] if best > 0 else holders
 
 
-def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, tuple[list[str], list[str], list[str]]]:
-    """label → (sorted members, gold chunk ids, every chunk mentioning a member) for asked families.
+class Family(NamedTuple):
+    """One asked family: its members, where they are documented, and where they are mentioned."""
+
+    names: list[str]
+    gold: list[str]
+    mentions: list[str]
+    #: gold chunk → the other chunks that mention every member documented in it
+    restated_by: dict[str, list[str]]
+
+
+def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, Family]:
+    """label → the :class:`Family` of each asked family.
 
     Families whose gold duplicates another's are kept once, the first label
     in sorted order.
@@ -74,18 +86,23 @@ def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, tuple[
             members[key].add(ident)
     order = {c.id: i for i, c in enumerate(chunks)}
     text = {c.id: c.text for c in chunks}
-    families: dict[str, tuple[list[str], list[str], list[str]]] = {}
+    families: dict[str, Family] = {}
     seen_gold: set[tuple[str, ...]] = set()
     for label in sorted(members):
         names = sorted(members[label])
         mentions = sorted({cid for name in names for cid in where[name]}, key=order.__getitem__)
         if len(names) < 2 or len(mentions) < 2:
             continue
-        gold = sorted({cid for name in names for cid in _documenting(name, where[name], text)}, key=order.__getitem__)
+        documented = {name: _documenting(name, where[name], text) for name in names}
+        gold = sorted({cid for cids in documented.values() for cid in cids}, key=order.__getitem__)
         if not 2 <= len(gold) <= max_gold or tuple(gold) in seen_gold:
             continue
         seen_gold.add(tuple(gold))
-        families[label] = (names, gold, mentions)
+        restated_by = {
+            g: [cid for cid in mentions if cid != g and all(cid in where[n] for n in names if g in documented[n])]
+            for g in gold
+        }
+        families[label] = Family(names, gold, mentions, restated_by)
     return families
 
 
@@ -101,7 +118,7 @@ def build_aggregation(
     source_of = {c.id: c.source for c in chunks}
     questions = []
     for label in sorted(labels[:limit]):
-        names, gold, mentions = families[label]
+        names, gold, mentions, restated_by = families[label]
         questions.append(
             Question(
                 id="",
@@ -112,6 +129,7 @@ def build_aggregation(
                 source=source_of[gold[0]],
                 identifier=label,
                 equivalent_gold=mentions,
+                equivalent_of=restated_by,
             )
         )
     return questions, None

@@ -17,7 +17,7 @@ from .aggregation import build_aggregation
 from .table import build_table
 
 #: bump when builders change what they produce, so old caches are not reused
-BUILDER_VERSION = 2
+BUILDER_VERSION = 3
 DEFAULT_MAX_GOLD = 5
 
 

@@ -159,6 +159,7 @@ def build_table(chunks: Sequence[Chunk], *, limit: int, seed: int) -> tuple[list
         col = rng.choice(columns)
         answer = row.cells[col]
         gold = [row.chunk_id] + ([row.header_chunk_id] if row.header_chunk_id != row.chunk_id else [])
+        restating = _equivalent(row.key, answer, chunks)  # restates the row's cell, never the header
         questions.append(
             Question(
                 id="",
@@ -168,7 +169,8 @@ def build_table(chunks: Sequence[Chunk], *, limit: int, seed: int) -> tuple[list
                 answer=answer,
                 source=row.source,
                 identifier=row.key,
-                equivalent_gold=_equivalent(row.key, answer, chunks),
+                equivalent_gold=restating,
+                equivalent_of={row.chunk_id: restating},
             )
         )
     if not questions:

@@ -58,6 +58,10 @@ class Provider(Protocol):
     #: ``provider:model`` as the user wrote it, e.g. ``anthropic:claude-sonnet-4-5``
     spec: str
 
+    def identity(self) -> dict[str, Any]:
+        """Everything besides a request that changes an answer: model, endpoint, file, runtime, sampling."""
+        ...
+
     def complete(
         self,
         messages: list[Message],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -99,6 +100,30 @@ def part_files() -> list[Path]:
             raise ModelError(f"{PART_PACKAGE.format(n=n)} is not installed")
         files += sorted(directory.glob("part*.bin"))
     return files
+
+
+def recorded_sha256(path: Path) -> str:
+    """``path``'s SHA-256, remembered beside it in ``<file>.sha256`` while its size and mtime stay the same.
+
+    A model's identity (in every cache key) includes its file hash, and hashing
+    a gigabyte costs seconds each time a provider opens; a file that cannot be
+    written beside the model just means hashing again next time.
+    """
+    stat = path.stat()
+    sidecar = path.with_name(path.name + ".sha256")
+    stamp = {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    try:
+        known = json.loads(sidecar.read_text(encoding="utf-8"))
+        if {key: known.get(key) for key in stamp} == stamp and isinstance(known.get("sha256"), str):
+            return str(known["sha256"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    digest = file_sha256(path)
+    try:
+        sidecar.write_text(json.dumps({**stamp, "sha256": digest}), encoding="utf-8")
+    except OSError:
+        pass
+    return digest
 
 
 def file_sha256(path: Path, progress: Callable[[int], None] | None = None) -> str:

@@ -25,8 +25,9 @@ import atexit
 import json
 import os
 import threading
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
 
@@ -145,9 +146,19 @@ def _close_loaded() -> None:
         _LOADED.clear()
 
 
-def load_llama(
-    path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
-) -> tuple[ChatLLM, threading.Lock]:
+def default_threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def runtime_version() -> str:
+    """The installed llama-cpp-python version (part of a local model's identity), or "" when absent."""
+    try:
+        return metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int = 1) -> tuple[ChatLLM, threading.Lock]:
     """The process's one ``Llama`` for ``path`` and the lock every call must hold."""
     path = path.resolve()
     with _LOADING:
@@ -158,8 +169,11 @@ def load_llama(
                 raise NoModelConfigured(
                     "local models need llama-cpp-python: run `pushpull models install-local --with-runtime`"
                 ) from error
-            threads = n_threads or max(1, min(4, os.cpu_count() or 1))
-            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, flash_attn=True, verbose=False)
+            # cast: Llama's signature is wider than the slice ChatLLM names (typed only where it is installed)
+            llm = cast(
+                ChatLLM,
+                Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, flash_attn=True, verbose=False),
+            )
             _LOADED[path] = (llm, threading.Lock())
         return _LOADED[path]
 
@@ -169,25 +183,50 @@ class LocalProvider:
 
     provider = "local"
 
-    def __init__(self, llm: ChatLLM, *, name: str, lock: threading.Lock | None = None, model_bytes: int = 0) -> None:
+    def __init__(
+        self,
+        llm: ChatLLM,
+        *,
+        name: str,
+        lock: threading.Lock | None = None,
+        model_bytes: int = 0,
+        runtime: dict[str, Any] | None = None,
+    ) -> None:
         self.llm = llm
         self.model = name
         self.spec = f"local:{name}"
         self.model_bytes = model_bytes
+        #: what besides the file changes answers: file hash, context size, threads, runtime version
+        self.runtime = dict(runtime or {})
         self._lock = lock or threading.Lock()
 
     @classmethod
     def from_path(
         cls, path: Path, *, name: str | None = None, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
     ) -> LocalProvider:
-        llm, lock = load_llama(path, n_ctx=n_ctx, n_threads=n_threads)
-        return cls(llm, name=name or path.stem, lock=lock, model_bytes=path.stat().st_size)
+        from .local_model import recorded_sha256
+
+        threads = n_threads or default_threads()
+        llm, lock = load_llama(path, n_ctx=n_ctx, n_threads=threads)
+        runtime = {
+            "model_sha256": recorded_sha256(path),
+            "n_ctx": n_ctx,
+            "n_threads": threads,
+            "llama_cpp_python": runtime_version(),
+        }
+        return cls(llm, name=name or path.stem, lock=lock, model_bytes=path.stat().st_size, runtime=runtime)
 
     def identity(self) -> dict[str, Any]:
+        """Model, file, context size, threads and runtime version, prompt shaping and sampling.
+
+        Threads are in it because llama.cpp's floating-point sums depend on how
+        work is split, so the same prompt can decode differently.
+        """
         return {
             "provider": self.provider,
             "model": self.model,
             "model_bytes": self.model_bytes,
+            **self.runtime,
             "prompt_format": PROMPT_FORMAT,
             "repeat_penalty": REPEAT_PENALTY,
         }

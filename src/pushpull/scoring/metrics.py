@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -40,12 +40,48 @@ def ndcg_at_k(gold: Sequence[str], retrieved: Sequence[str], k: int) -> float:
     return dcg / ideal if ideal else 0.0
 
 
-def equivalent_recall_at_k(gold: Sequence[str], equivalent: Sequence[str], retrieved: Sequence[str], k: int) -> float:
-    """Recall crediting any chunk that holds the same answer verbatim: min(1, |top k ∩ equivalent| / |gold|)."""
-    if not gold:
+#: gold id → the other chunk ids that state that same fact
+EquivalentMap = Mapping[str, Sequence[str]]
+
+
+def equivalents_by_gold(gold: Sequence[str], equivalent: Sequence[str] | EquivalentMap) -> dict[str, set[str]]:
+    """Which chunks stand for which gold fact; the mapping rec≡ credits through.
+
+    ``equivalent`` is either a mapping ``{gold id: [ids restating that fact]}``
+    (what our eval sets record, ``Question.equivalent_of``) or a flat list
+    (ragbisect's ``equivalent_gold``, which names no fact). A mapping is taken
+    as given, each gold id also standing for itself; ids listed under a key
+    that is not gold are ignored. A flat list is attributed only when the
+    question has exactly one gold id: every listed id then stands for that
+    fact. With several gold ids a flat list cannot say which fact a chunk
+    restates, so it adds nothing and only the gold ids themselves count.
+    """
+    facts = list(dict.fromkeys(gold))
+    by_gold = {g: {g} for g in facts}
+    if isinstance(equivalent, Mapping):
+        for g, ids in equivalent.items():
+            if g in by_gold:
+                by_gold[g].update(ids)
+    elif len(facts) == 1:
+        by_gold[facts[0]].update(equivalent)
+    return by_gold
+
+
+def equivalent_recall_at_k(
+    gold: Sequence[str], equivalent: Sequence[str] | EquivalentMap, retrieved: Sequence[str], k: int
+) -> float:
+    """Recall where each gold fact may be found through a chunk that restates it.
+
+    rec≡@k = |{g in gold : ({g} ∪ E(g)) ∩ top k ≠ ∅}| / |gold|, with E(g) from
+    :func:`equivalents_by_gold`. Each gold fact is credited at most once and
+    only through the equivalents recorded for that fact, so two chunks
+    restating one fact never stand in for a second fact nobody retrieved.
+    """
+    by_gold = equivalents_by_gold(gold, equivalent)
+    if not by_gold:
         return 0.0
-    accepted = set(equivalent) | set(gold)
-    return min(1.0, len(accepted & set(top_k(retrieved, k))) / len(set(gold)))
+    top = set(top_k(retrieved, k))
+    return sum(bool(ids & top) for ids in by_gold.values()) / len(by_gold)
 
 
 @dataclass
@@ -55,7 +91,8 @@ class QuestionResult:
     qid: str
     shape: str
     gold: list[str]
-    equivalent: list[str]
+    #: gold id → ids restating that fact (a flat list for files that record no mapping)
+    equivalent: dict[str, list[str]] | list[str]
     retrieved: list[str]
     ms: float = 0.0
     error: str | None = None

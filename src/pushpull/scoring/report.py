@@ -18,7 +18,7 @@ from typing import Any
 
 from ..chunks import Chunk
 from ..questions import SHAPES
-from .metrics import Summary, top_k
+from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
 
 #: the narrowest the name column gets, so a short run still has a readable header
@@ -87,6 +87,30 @@ def _body(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
     return body
 
 
+def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
+    """Every row on the sampled questions only, when the table mixes sampled and full rows.
+
+    A row scored on 23 questions and another on a sample of 10 are not
+    comparable; this block puts the full rows (push, search, baseline) on
+    the same sampled questions as the sampled ones. Empty when there is
+    nothing to reconcile.
+    """
+    sampled = [row.sampled for row in run.rows]
+    ids = set(run.sample_ids)
+    if not run.sample or all(sampled) or not any(sampled):
+        return []
+    if all(len(row.results) == len(ids) for row in run.rows):
+        return []
+    return [
+        (
+            row.name + (f" (sample {row.overall.n})" if row.sampled else ""),
+            row.overall if row.sampled else summarize([r for r in row.results if r.qid in ids], run.k),
+            _cost(row),
+        )
+        for row in run.rows
+    ]
+
+
 def _unread_lines(run: RunResult) -> list[str]:
     """A note per row whose ``faith`` counts answers given without reading a section."""
     return [
@@ -103,12 +127,17 @@ def render_table(run: RunResult) -> str:
     The name column is as wide as the longest name, so names are never cut.
     """
     body = _body(run)
-    label_width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in body)])
+    same = _like_with_like(run)
+    label_width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in body + same)])
     columns = _columns(run.k, label_width)
     widths = [w for _, w in columns]
     header = _line([name for name, _ in columns], widths)
     lines = [header, "-" * len(header)]
     lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in body]
+    if same:
+        lines += ["", f"like with like: every row on the same {len(run.sample_ids)} sampled questions", header]
+        lines += ["-" * len(header)]
+        lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in same]
     es = run.evalset
     counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
     lines += [
@@ -118,8 +147,12 @@ def render_table(run: RunResult) -> str:
             f"question model {es.model}; judge model {run.judge_model}; k={run.k}"
         ),
         (
-            "rec≡ = recall against equivalent gold (any chunk holding the answer verbatim); "
-            "NDCG|hit = mean over questions with a hit; err = adapter exceptions, scored as misses"
+            "rec≡ = recall where a gold fact may be found through a chunk restating it (each fact once); "
+            "NDCG|hit = mean over questions with a hit"
+        ),
+        (
+            "err = adapter exceptions and pull runs that failed, hit the turn limit or called no tool: "
+            "scored as misses, never judged"
         ),
         (
             "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
@@ -130,6 +163,7 @@ def render_table(run: RunResult) -> str:
     lines += [f"skipped shape {shape}: {why}" for shape, why in es.skipped.items()]
     lines += es.template_lines()
     lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
+    lines += run.notes
     return "\n".join(lines)
 
 
@@ -137,14 +171,24 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
 
 
+#: the document id of a TREC line that stands for "nothing retrieved", so the question is still scored
+NOTHING_RETRIEVED = "__nothing_retrieved__"
+
+
 def trec_run_lines(row: RowResult) -> list[str]:
-    """``qid Q0 docid rank score tag``; score falls with rank so any TREC tool keeps our order."""
+    """``qid Q0 docid rank score tag``; score falls with rank so any TREC tool keeps our order.
+
+    Every question the row was scored on has at least one line: where
+    nothing was retrieved (an error, an empty answer) a single
+    :data:`NOTHING_RETRIEVED` line, which matches no qrel, so a TREC tool
+    averages over the same questions as the table.
+    """
     tag = slug(row.name)
-    return [
-        f"{r.qid} Q0 {cid} {rank} {row.k - rank + 1} {tag}"
-        for r in row.results
-        for rank, cid in enumerate(top_k(r.retrieved, row.k), 1)
-    ]
+    lines = []
+    for r in row.results:
+        ranked = top_k(r.retrieved, row.k) or [NOTHING_RETRIEVED]
+        lines += [f"{r.qid} Q0 {cid} {rank} {row.k - rank + 1} {tag}" for rank, cid in enumerate(ranked, 1)]
+    return lines
 
 
 def qrels_lines(run: RunResult) -> list[str]:
@@ -199,18 +243,26 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
         "k": run.k,
         "fingerprint": run.fingerprint,
         "sample": run.sample,
+        "sample_ids": run.sample_ids,
         "judge_model": run.judge_model,
         "evalset": {**run.evalset.info(), "path": str(run.evalset.path) if run.evalset.path else None},
         "rows": [_row_json(row) for row in run.rows],
         "skipped_rows": run.skipped_rows,
+        "notes": run.notes,
         "spend": spend or {},
+        **run.meta,
     }
 
 
 def write_outputs(
     run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None
 ) -> dict[str, Path]:
-    """Write results.json, runs/<config>.trec, qrels.txt, misses.jsonl and table.txt; return their paths."""
+    """Write results.json, runs/<config>.trec, runs/sample-ids.txt, qrels.txt, misses.jsonl and table.txt.
+
+    ``runs/sample-ids.txt`` lists the questions the sampled rows saw, one id
+    a line, so their run files can be scored against the same questions
+    without results.json. Returns the paths written.
+    """
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -218,6 +270,7 @@ def write_outputs(
         "table": out_dir / "table.txt",
         "qrels": out_dir / "qrels.txt",
         "misses": out_dir / "misses.jsonl",
+        "sample_ids": runs_dir / "sample-ids.txt",
     }
     paths["results"].write_text(
         json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -227,6 +280,7 @@ def write_outputs(
     paths["misses"].write_text(
         "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8"
     )
+    paths["sample_ids"].write_text("".join(qid + "\n" for qid in run.sample_ids), encoding="utf-8")
     for row in run.rows:
         path = runs_dir / f"{slug(row.name)}.trec"
         path.write_text("".join(line + "\n" for line in trec_run_lines(row)), encoding="utf-8")

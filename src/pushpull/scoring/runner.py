@@ -58,6 +58,10 @@ class RowResult:
     by_shape: dict[str, Summary] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.summarize()
+
+    def summarize(self) -> None:
+        """(Re)compute ``overall`` and ``by_shape`` from ``results``."""
         self.overall = summarize(self.results, self.k)
         self.by_shape = summarize_by_shape(self.results, self.k)
 
@@ -79,6 +83,12 @@ class RunResult:
     judge_model: str = "none"
     skipped_rows: dict[str, str] = field(default_factory=dict)
     sample: int | None = None
+    #: the questions the ``sampled`` rows saw (all of them when there is no sample)
+    sample_ids: list[str] = field(default_factory=list)
+    #: what the caller records about the run in results.json (provenance, fingerprints, model identities)
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: lines the caller puts under the table (snippet leakage, a stale replay)
+    notes: list[str] = field(default_factory=list)
 
 
 def sample_questions(questions: Sequence[Question], sample: int | None, seed: int) -> list[Question]:
@@ -98,7 +108,7 @@ def _ask(adapter: Any, question: Question, k: int) -> QuestionResult:
         retrieved, error = [], f"{type(err).__name__}: {err}"
     ms = (time.perf_counter() - start) * 1000
     return QuestionResult(
-        question.id, question.shape, list(question.gold_chunk_ids), list(question.equivalent_gold), retrieved, ms, error
+        question.id, question.shape, list(question.gold_chunk_ids), dict(question.equivalent_of), retrieved, ms, error
     )
 
 
@@ -190,4 +200,4 @@ def run(
         for row in rows
     ]
     judge_model = getattr(judge, "spec", "none") if judge is not None else "none"
-    return RunResult(results, k, fp, evalset, judge_model, dict(skipped_rows or {}), sample)
+    return RunResult(results, k, fp, evalset, judge_model, dict(skipped_rows or {}), sample, [q.id for q in sampled])

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Re-make the published bench runs at the current commit, check that each replays byte for byte
+# without the model, and regenerate the tables in README.md and benchmarks/RESULTS.md.
+#
+#   PYTHON=.venv/bin/python sh benchmarks/remake_results.sh      (or: make remake-results)
+#
+# Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the uv
+# docs run, ../shared/corpora/uv-docs. About 30 minutes per run on 2 cores. Refuses to start from a
+# modified work tree unless ALLOW_DIRTY=1, so every results.json names code that was committed.
+set -eu
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-.venv/bin/python}
+BIN=$(dirname "$PYTHON")
+MODEL=${MODEL:-local:qwen2.5-coder-1.5b}
+UV_DOCS=${UV_DOCS:-../shared/corpora/uv-docs}
+WORK=${WORK:-$(mktemp -d)}
+
+if [ -n "$(git status --porcelain)" ] && [ "${ALLOW_DIRTY:-0}" != 1 ]; then
+    echo "remake_results: the work tree has uncommitted changes; commit them (or ALLOW_DIRTY=1)" >&2
+    exit 1
+fi
+
+remake() {  # name, corpus, extra bench options...
+    name=$1 corpus=$2
+    shift 2
+    out=benchmarks/results/$name
+    rm -rf "$out"
+    echo "== re-making $out ($(date -u +%H:%M))" >&2
+    "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --model "$MODEL" --pull "$MODEL" \
+        --n 25 "$@" --out "$out"
+    echo "== replaying $out without the model" >&2
+    "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --replay "$out" --out "$WORK/$name-replay"
+}
+
+remake sample-corpus examples/corpus --sample 10
+if [ -d "$UV_DOCS" ]; then
+    remake uv-docs "$UV_DOCS" --judge none --sample 20
+else
+    echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
+fi
+"$PYTHON" benchmarks/results_tables.py
+echo "done: review and commit benchmarks/results, README.md and benchmarks/RESULTS.md" >&2

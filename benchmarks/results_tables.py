@@ -1,0 +1,113 @@
+"""Regenerate the published push-vs-pull tables in README.md and benchmarks/RESULTS.md from results.json.
+
+Run:  .venv/bin/python benchmarks/results_tables.py [--check]
+
+Each table sits between ``<!-- results:NAME -->`` and ``<!-- /results:NAME -->``
+in the two files and is rebuilt from ``benchmarks/results/NAME/results.json``
+alone: every row on all its questions and, like with like, every row on the
+questions the pull rows were sampled on, the search row included, under a
+line saying which commit and command produced it. ``--check`` exits 1 when a
+file is not what the results say (for CI or review), writing nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from pushpull.scoring.metrics import QuestionResult, summarize
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+TARGETS = (REPO / "README.md", REPO / "benchmarks" / "RESULTS.md")
+MARKER = re.compile(r"(<!-- results:(?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results:(?P=name) -->)", re.DOTALL)
+
+
+def _results(row: dict[str, Any]) -> list[QuestionResult]:
+    fields = ("qid", "shape", "gold", "equivalent", "retrieved", "ms", "error")
+    return [QuestionResult(**{name: q.get(name) for name in fields}) for q in row["questions"]]
+
+
+def sample_ids(data: dict[str, Any]) -> list[str]:
+    """The sampled questions: recorded since results.json lists them, else those of a sampled row."""
+    if data.get("sample_ids"):
+        return list(data["sample_ids"])
+    sampled = [row for row in data["rows"] if row.get("sampled")]
+    return [q["qid"] for q in sampled[0]["questions"]] if sampled else []
+
+
+def _provenance(data: dict[str, Any]) -> str:
+    made = data.get("provenance")
+    if not made:
+        return (
+            "results.json records no provenance (made before runs recorded their commit); "
+            "see benchmarks/results/README.md for the commit and command"
+        )
+    tree = {True: "clean tree", False: "MODIFIED tree", None: "tree state unknown"}[made.get("clean")]
+    fingerprint = (data.get("behaviour") or {}).get("key", "none")
+    return (
+        f"made at commit {str(made.get('commit'))[:10]} ({tree}), {made.get('started', '')}; "
+        f"`{made.get('command', '')}`; behaviour fingerprint {fingerprint}"
+    )
+
+
+def _f(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def table(name: str) -> str:
+    """The markdown block for run ``name``: its rows on all questions and on the sample."""
+    data = json.loads((RESULTS / name / "results.json").read_text(encoding="utf-8"))
+    k = data["k"]
+    ids = set(sample_ids(data))
+    lines = [
+        (
+            f"| row | n | recall@{k} | MRR@{k} | recall@{k}, sampled {len(ids)} | MRR@{k}, sampled {len(ids)} "
+            "| err | tokens/query |"
+        ),
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in data["rows"]:
+        results = _results(row)
+        everything, on_sample = summarize(results, k), summarize([r for r in results if r.qid in ids], k)
+        tokens = row.get("tokens_per_query")
+        lines.append(
+            f"| {row['name']} | {everything.n} | {_f(everything.recall)} | {_f(everything.mrr)} "
+            f"| {_f(on_sample.recall)} | {_f(on_sample.mrr)} | {everything.errors} "
+            f"| {'—' if tokens is None else f'{tokens:,.0f}'} |"
+        )
+    total = max(len(row["questions"]) for row in data["rows"])
+    sampled_note = (
+        f"Pull rows ran on a seeded sample of {len(ids)} of the {total} questions; compare rows in the "
+        "sampled columns, where every row answers the same questions."
+    )
+    return "\n".join([f"_{_provenance(data)}._", "", *lines, "", sampled_note, ""])
+
+
+def regenerate(text: str) -> str:
+    return MARKER.sub(lambda m: m.group(1) + table(m.group("name")) + m.group(4), text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its results; write nothing")
+    args = parser.parse_args()
+    stale = []
+    for path in TARGETS:
+        old = path.read_text(encoding="utf-8")
+        new = regenerate(old)
+        if new != old:
+            stale.append(path)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    verb = "differ from their results" if args.check else "regenerated"
+    print(f"{verb}: {', '.join(str(p.relative_to(REPO)) for p in stale) or 'nothing'}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The behaviour fingerprint: pull-run keys change whenever the code or the store behind a tool result does."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from contextpull.eval import fingerprint
+from contextpull.eval.apiloop import ApiLoopRetriever
+from contextpull.eval.fingerprint import Fingerprint
+from contextpull.terms import ANALYSIS_VERSION
+from pull_support import store  # noqa: F401 (store is a fixture)
+from pushpull.models import Ledger, RetryPolicy
+from pushpull.models.local_model import recorded_sha256
+
+QUESTION = "How many days before departure must travel be booked?"
+
+
+def test_the_fingerprint_covers_everything_that_shapes_a_tool_result_or_a_prompt() -> None:
+    files = fingerprint.file_hashes()
+    for name in (
+        "contextpull/terms.py",
+        "contextpull/ops/ranking.py",
+        "contextpull/ops/snippets.py",
+        "contextpull/ops/results.py",
+        "contextpull/tools/schemas.py",
+        "contextpull/tools/instructions.py",
+        "contextpull/index.py",
+        "contextpull/errors.py",
+        "contextpull/eval/apiloop.py",
+        "pushpull/models/local_provider.py",
+    ):
+        assert name in files, name
+    assert "contextpull/eval/bench.py" not in files  # scoring code does not change what a run saw
+
+
+def test_changes_are_named_file_by_file() -> None:
+    now = fingerprint.current("2")
+    older = replace(now, analysis_version="1", files={**now.files, "contextpull/ops/ranking.py": "0" * 16})
+    del older.files["contextpull/ops/snippets.py"]
+    assert now.changes_since(now) == []
+    assert now.changes_since(older) == [
+        "store analysis version 1 → 2",
+        "contextpull/ops/ranking.py changed",
+        "contextpull/ops/snippets.py added",
+    ]
+    assert Fingerprint.from_dict(now.to_dict()) == now and now.key != older.key
+
+
+def _loop(store_path: Path, monkeypatch: pytest.MonkeyPatch, base_url: str = "http://127.0.0.1:9") -> ApiLoopRetriever:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url)
+    return ApiLoopRetriever(store_path, "anthropic:claude-fake", ledger=Ledger(), retry=RetryPolicy(attempts=1))
+
+
+def test_a_pull_run_key_changes_with_ranking_source_analysis_version_and_endpoint(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = _loop(store, monkeypatch)
+    key = loop.run_key(QUESTION)
+    assert _loop(store, monkeypatch).run_key(QUESTION) == key  # stable
+    edited = {**loop.behaviour.files, "contextpull/ops/ranking.py": "f" * 16}
+    loop.behaviour = replace(loop.behaviour, files=edited)
+    assert loop.run_key(QUESTION) != key
+    assert _loop(store, monkeypatch, "http://127.0.0.1:10").run_key(QUESTION) != key
+    fresh = _loop(store, monkeypatch)
+    assert fresh.behaviour.analysis_version == ANALYSIS_VERSION  # read from the store's meta
+    fresh.behaviour = replace(fresh.behaviour, analysis_version="older")
+    assert fresh.run_key(QUESTION) != key
+
+
+def test_a_model_file_hash_is_remembered_beside_it_until_the_file_changes(tmp_path: Path) -> None:
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF" + bytes(100))
+    first = recorded_sha256(model)
+    assert (tmp_path / "tiny.gguf.sha256").exists() and recorded_sha256(model) == first
+    model.write_bytes(b"GGUF" + bytes(101))
+    assert recorded_sha256(model) != first
