@@ -52,16 +52,32 @@ def run(args: argparse.Namespace) -> int:
     recorded = load_recorded_run(args.folder)
     provenance = recorded_provenance(args.folder) or "the code that wrote it is not recorded beside it"
 
+    table = render_table(recorded)
+
     def render(_: Any) -> str:
         lines = [EXPLANATION] if args.explain else []
         lines += [
             f"Recorded run {args.folder}: re-scored from its per-question records; no model was called.",
             f"The rows show what the code and model of that run did. {provenance}",
+            _against_committed(args.folder / "table.txt", table),
             "",
-            render_table(recorded),
+            table,
             *leakage_lines(recorded),
         ]
         return "\n".join(lines)
 
     emit(args, {**results_json(recorded), "provenance": provenance, "model_calls": 0}, render)
     return 0
+
+
+def _against_committed(path: Path, table: str) -> str:
+    """Say whether today's scoring reproduces the table the run itself printed, so a difference is never silent."""
+    if not path.is_file():
+        return "The run kept no table.txt to compare with."
+    committed = path.read_text(encoding="utf-8").split("\n\nspend:", 1)[0]
+    if committed.strip() in table:
+        return "Today's scoring reproduces the run's own table.txt exactly."
+    return (
+        "Today's scoring differs from the run's own table.txt (the scoring code changed since the run: "
+        "see the rec≡ and like-with-like notes below); the per-question retrievals and answers are the run's own."
+    )

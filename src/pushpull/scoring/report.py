@@ -96,7 +96,7 @@ def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]
     nothing to reconcile.
     """
     sampled = [row.sampled for row in run.rows]
-    ids = set(run.sample_ids)
+    ids = _sample_ids(run)
     if not run.sample or all(sampled) or not any(sampled):
         return []
     if all(len(row.results) == len(ids) for row in run.rows):
@@ -109,6 +109,11 @@ def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]
         )
         for row in run.rows
     ]
+
+
+def _sample_ids(run: RunResult) -> set[str]:
+    """The sampled questions: as recorded, or (runs recorded before ids were kept) those the sampled rows scored."""
+    return set(run.sample_ids) or {r.qid for row in run.rows if row.sampled for r in row.results}
 
 
 def _unread_lines(run: RunResult) -> list[str]:
@@ -135,7 +140,7 @@ def render_table(run: RunResult) -> str:
     lines = [header, "-" * len(header)]
     lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in body]
     if same:
-        lines += ["", f"like with like: every row on the same {len(run.sample_ids)} sampled questions", header]
+        lines += ["", f"like with like: every row on the same {len(_sample_ids(run))} sampled questions", header]
         lines += ["-" * len(header)]
         lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in same]
     es = run.evalset
