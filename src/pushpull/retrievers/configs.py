@@ -1,0 +1,169 @@
+"""Which push rows to build from a chunk list, each at most once, with a skip reason where one cannot run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pullvec
+from pullvec import get_embedder
+
+from ..errors import UsageError
+from ..models import get_provider
+from ..models.base import ModelError, NoModelConfigured
+from ..protocol import Retriever
+from .base import ChunkLike
+from .bm25 import BM25Retriever
+from .dense import DenseRetriever
+from .hybrid import HybridRRF
+from .rerank import CrossEncoderFolder, LLMListwiseReranker, RerankedRetriever, Reranker
+
+#: the push rows, in report order
+CONFIG_KEYS = ("bm25", "dense", "hybrid", "rerank")
+_KEY_BY_FAMILY = {"bm25": "bm25", "dense": "dense", "hybrid rrf": "hybrid", "hybrid rrf + rerank": "rerank"}
+
+
+@dataclass(frozen=True)
+class PushConfig:
+    """One push row: a ready retriever, or ``None`` with the reason it was skipped."""
+
+    name: str
+    retriever: Retriever | None
+    skip_reason: str | None = None
+
+
+def build_push_configs(
+    chunks: Sequence[ChunkLike],
+    *,
+    cache_dir: Path | None,
+    which: list[str] | None = None,
+    embedder: str = "minilm",
+    reranker: str | None = None,
+) -> list[PushConfig]:
+    """The requested push configs (all four by default), in report order.
+
+    ``which`` holds keys (``bm25``, ``dense``, ``hybrid``, ``rerank``) or row
+    names. ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``.
+    Raises ``UsageError`` for an unknown row, embedder or reranker spec and
+    ``InputError`` for a cross-encoder folder without its files.
+    """
+    wanted = set(CONFIG_KEYS) if which is None else {_key(entry) for entry in which}
+    builder = _Builder(chunks, cache_dir=cache_dir, embedder=embedder, reranker=reranker)
+    if "rerank" in wanted:
+        builder.load_reranker()  # a bad spec or folder fails before minutes of embedding
+    return [builder.config(key) for key in CONFIG_KEYS if key in wanted]
+
+
+def _key(entry: str) -> str:
+    key = entry if entry in CONFIG_KEYS else _KEY_BY_FAMILY.get(entry.split(" (")[0])
+    if key is None:
+        raise UsageError(f"unknown push config {entry!r}", f"choose from {', '.join(CONFIG_KEYS)}")
+    return key
+
+
+def reranker_label(spec: str) -> str:
+    """How a reranker spec appears in a row name: a folder by its name, an LLM by its spec."""
+    kind, _, target = spec.partition(":")
+    return f"onnx:{Path(target).name}" if kind == "onnx" else spec
+
+
+class _Builder:
+    """Builds each retriever at most once, sharing bm25 and dense between rows."""
+
+    def __init__(
+        self, chunks: Sequence[ChunkLike], *, cache_dir: Path | None, embedder: str, reranker: str | None
+    ) -> None:
+        self.chunks = chunks
+        self.cache_dir = cache_dir
+        self.embedder_spec = embedder
+        self.reranker_spec = reranker
+        self._built: dict[str, Retriever] = {}
+        self._failed: dict[str, str] = {}
+        self._reranker: Reranker | None = None
+        self._builders: dict[str, Callable[[], Retriever]] = {
+            "bm25": self._build_bm25,
+            "dense": self._build_dense,
+            "hybrid": self._build_hybrid,
+            "rerank": self._build_rerank,
+        }
+
+    def config(self, key: str) -> PushConfig:
+        name = self._name(key)
+        if key == "rerank" and self.reranker_spec is None:
+            return PushConfig(
+                name,
+                None,
+                "no reranker configured (no cross-encoder ships offline); "
+                "pass onnx:<cross-encoder folder> or llm:<provider spec>",
+            )
+        retriever = self._get(key)
+        return PushConfig(name, retriever, None if retriever else self._failed[key])
+
+    def _name(self, key: str) -> str:
+        if key == "dense":
+            return f"dense ({self.embedder_spec})"
+        if key == "hybrid":
+            return "hybrid rrf (bm25+dense)"
+        if key == "rerank":
+            label = reranker_label(self.reranker_spec) if self.reranker_spec else "none"
+            return f"hybrid rrf + rerank ({label})"
+        return key
+
+    def _get(self, key: str) -> Retriever | None:
+        if key not in self._built and key not in self._failed:
+            try:
+                self._built[key] = self._builders[key]()
+            except _Skip as skip:
+                self._failed[key] = str(skip)
+        return self._built.get(key)
+
+    def _require(self, key: str) -> Retriever:
+        retriever = self._get(key)
+        if retriever is None:
+            raise _Skip(self._failed[key])
+        return retriever
+
+    def _build_bm25(self) -> Retriever:
+        return BM25Retriever(self.chunks)
+
+    def _build_dense(self) -> Retriever:
+        try:
+            return DenseRetriever(self.chunks, embedder=get_embedder(self.embedder_spec), cache_dir=self.cache_dir)
+        except pullvec.UnknownSpec as exc:
+            raise UsageError(exc.message, exc.suggestion) from exc
+        except pullvec.EmbedderError as exc:
+            raise _Skip(f"dense embedder unavailable: {exc}") from exc
+
+    def _build_hybrid(self) -> Retriever:
+        return HybridRRF([self._require("bm25"), self._require("dense")])
+
+    def _build_rerank(self) -> Retriever:
+        if self._reranker is None:
+            raise _Skip(self._failed["rerank"])
+        return RerankedRetriever(self._require("hybrid"), self._reranker, chunks=self.chunks)
+
+    def load_reranker(self) -> None:
+        """Constructs the configured reranker, or records why its row must be skipped."""
+        if self.reranker_spec is not None:
+            try:
+                self._reranker = self._make_reranker(self.reranker_spec)
+            except _Skip as skip:
+                self._failed["rerank"] = str(skip)
+
+    def _make_reranker(self, spec: str) -> Reranker:
+        kind, _, target = spec.partition(":")
+        if kind == "onnx" and target:
+            return CrossEncoderFolder(Path(target).expanduser())
+        if kind == "llm" and target:
+            try:
+                return LLMListwiseReranker(get_provider(target, cache_dir=self.cache_dir))
+            except NoModelConfigured as exc:
+                raise _Skip(f"reranker model unavailable: {exc}") from exc
+            except ModelError as exc:
+                raise UsageError(str(exc), "write the reranker as llm:<provider>:<model>") from exc
+        raise UsageError(f"unknown reranker {spec!r}", "use onnx:<cross-encoder folder> or llm:<provider spec>")
+
+
+class _Skip(Exception):
+    """A row cannot run on this machine; the message becomes its skip reason."""
