@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
-from contextpull.ops.ranking import COMMON
+from contextpull.ops.ranking import COMMON, FIELD_WEIGHTS, POOL
 from contextpull.ops.snippets import MARK, make_snippet
 from contextpull.settings import SectionSettings
+from contextpull.store import queries
 from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
 
 
@@ -272,6 +273,27 @@ def test_very_common_words_are_ranked_over_a_bounded_pool(tmp_path: Path) -> Non
         mixed = ops.search("widgets quokka", limit=5)
         assert "zz/rare.md#0" in ids(mixed)
         assert ops.search("quokka").hint is None
+
+
+def test_a_bounded_pool_leaves_out_terms_no_heading_holds_with_the_same_result(tmp_path: Path) -> None:
+    per_doc = 20
+    docs = {
+        f"d{n:03}.md": f"# Doc {n}\n\n" + "".join(f"## Part {p}\n\nplain widgets text {p}\n\n" for p in range(per_doc))
+        for n in range(COMMON // per_doc + 10)
+    }
+    corpus, store = write_corpus(tmp_path / "corpus", docs), tmp_path / "headed.sqlite"
+    ingest(corpus, store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        reader, terms = ops.store, ["plain", "part"]
+        with reader.snapshot():
+            assert queries.held_in_headings(reader._conn, terms) == {"plain": False, "part": True}
+            every_term = queries.sampled_best(reader._conn, terms, FIELD_WEIGHTS, COMMON, POOL)
+            assert reader.sampled_best(terms, FIELD_WEIGHTS, COMMON, POOL) == every_term
+        assert ops.search("plain text").hint  # bounded, and "plain" is remembered as in no heading
+        # Another connection's commit is seen: a heading now holds "plain", so its section is sampled.
+        (corpus / "zz.md").write_text("# Plain\n\nplain text for once.\n", encoding="utf-8")
+        ingest(corpus, store, ONE_SECTION_PER_HEADING)
+        assert ops.search("plain text").hits[0].id == "zz.md#0"
 
 
 def test_a_table_continuation_is_found_by_its_column_names(tmp_path: Path) -> None:
