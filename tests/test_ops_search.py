@@ -330,3 +330,19 @@ def test_a_natural_question_finds_the_row_not_a_heading_full_of_stopwords(tmp_pa
     ingest(corpus, store)
     with Ops.open(store) as ops:
         assert ops.search("What is the weight of LT-1200?").hits[0].id == "spec.md#0"
+
+
+def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) -> None:
+    # both sections hold the stem `resolv`; only the first holds the word the question typed
+    corpus = write_corpus(
+        tmp_path / "corpus",
+        {
+            "hooks.md": "# Hooks\n\nThe resolvers run first.\n",
+            "events.md": "# Events\n\nOnce resolved, resolved packages are resolved again and stay resolved.\n",
+            "other.md": "# Other\n\nNothing about that here.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "store.sqlite")
+    with Ops.open(tmp_path / "store.sqlite") as ops:
+        assert ids(ops.search("resolvers"))[:2] == ["hooks.md#0", "events.md#0"]
+        assert ids(ops.search("resolved"))[0] == "events.md#0"
