@@ -3,6 +3,7 @@
     python benchmarks/search_quality.py                       # every corpus found, every row
     python benchmarks/search_quality.py --corpus sample-corpus --rows search,bm25
     python benchmarks/search_quality.py --write               # also rewrite the committed results
+    python benchmarks/search_quality.py --rows search,bm25 --misses   # the questions search loses to bm25
 
 Corpora: the bundled ``examples/corpus`` and the shared corpora under
 ``../shared/corpora`` (skipped, with a printed reason, where absent). Eval
@@ -40,7 +41,7 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from pushpull.chunks import Chunk
 from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
 from pushpull.pipeline import push_rows
 from pushpull.questions import SHAPES
+from pushpull.scoring.metrics import reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +104,7 @@ class Scored:
     counts: dict[str, int]
     rows: list[RowResult]
     skipped_rows: dict[str, str]
+    texts: dict[str, str] = field(default_factory=dict)  # question id → question, for --misses
 
     def row(self, name: str) -> RowResult | None:
         return next((row for row in self.rows if row.name == name), None)
@@ -172,7 +175,10 @@ def score_corpus(corpus: Corpus, rows: Sequence[str], rebuild: bool, progress: b
                 if progress:
                     elapsed = time.perf_counter() - started
                     print(f"  {corpus.name} {label}: {row.name} {elapsed:.1f} s", file=sys.stderr)
-            scored.append(Scored(corpus.name, label, len(evalset.questions), dict(evalset.counts), results, skipped))
+            texts = {question.id: question.q for question in evalset.questions}
+            scored.append(
+                Scored(corpus.name, label, len(evalset.questions), dict(evalset.counts), results, skipped, texts)
+            )
     finally:
         for row in run_rows:
             close = getattr(row.adapter, "close", None)
@@ -231,6 +237,30 @@ def check_targets(block: Scored) -> list[tuple[str, bool, str]]:
         recall = search.by_shape["aggregation"].recall
         checks.append((f"aggregation ≥ {AGGREGATION_TARGET}", recall >= AGGREGATION_TARGET, f"{recall:.3f}"))
     return checks
+
+
+def render_misses(scored: Sequence[Scored]) -> str:
+    """Every question where search does worse than bm25 (recall@k, then reciprocal rank): what ``--misses`` prints.
+
+    The targets are per shape, so a shape's miss is one or two questions;
+    this names them, with both rows' top k, so a ranking change can be
+    judged on the questions themselves rather than on the averages.
+    """
+    lines: list[str] = []
+    for block in scored:
+        search, bm25 = block.row(SEARCH_ROW), block.row(BM25_ROW)
+        if search is None or bm25 is None:
+            continue
+        for ours, theirs in zip(search.results, bm25.results, strict=True):
+            mine = (ours.recall(K), reciprocal_rank_at_k(ours.gold, ours.retrieved, K))
+            other = (theirs.recall(K), reciprocal_rank_at_k(theirs.gold, theirs.retrieved, K))
+            if mine >= other:
+                continue
+            lines.append(f"{block.corpus} · {block.evalset} · {ours.shape}: {block.texts.get(ours.qid, ours.qid)}")
+            lines.append(f"  gold   {', '.join(ours.gold)}")
+            for name, (recall, rr), result in (("search", mine, ours), ("bm25", other, theirs)):
+                lines.append(f"  {name:6} R@{K} {recall:.2f} RR {rr:.2f}: {', '.join(result.retrieved[:K])}")
+    return "\n".join(lines) + "\n" if lines else "search does at least as well as bm25 on every question\n"
 
 
 def render_targets(scored: Sequence[Scored]) -> list[str]:
@@ -296,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=CACHE, help=f"stores and vectors (default {CACHE})")
     parser.add_argument("--write", action="store_true", help="write benchmarks/results/search-quality.{txt,json}")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--misses", action="store_true", help="also list the questions search loses to bm25")
     args = parser.parse_args(argv)
     rows = [key.strip() for key in args.rows.split(",") if key.strip()]
     unknown = [key for key in rows if key not in ROW_KEYS]
@@ -305,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     scored = run(chosen, rows, rebuild=args.rebuild_evalsets, cache=args.cache)
     text = render(scored)
     print(json.dumps(figures(scored), indent=2) if args.json else text, end="" if not args.json else "\n")
+    if args.misses:
+        print("\nquestions search loses to bm25:\n" + render_misses(scored), end="")
     if args.write:
         (RESULTS / "search-quality.txt").write_text(text, encoding="utf-8")
         (RESULTS / "search-quality.json").write_text(json.dumps(figures(scored), indent=2) + "\n", encoding="utf-8")

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from contextpull.errors import BadArgument, BadFilter, OutOfRange, WrongType
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
-from contextpull.ops.ranking import COMMON
+from contextpull.ops.ranking import COMMON, FIELD_WEIGHTS, POOL
 from contextpull.ops.snippets import MARK, make_snippet
 from contextpull.settings import SectionSettings
+from contextpull.store import queries
 from ops_support import ONE_SECTION_PER_HEADING, SHARED_CORPORA, small_store, write_corpus
 
 
@@ -274,6 +275,27 @@ def test_very_common_words_are_ranked_over_a_bounded_pool(tmp_path: Path) -> Non
         assert ops.search("quokka").hint is None
 
 
+def test_a_bounded_pool_leaves_out_terms_no_heading_holds_with_the_same_result(tmp_path: Path) -> None:
+    per_doc = 20
+    docs = {
+        f"d{n:03}.md": f"# Doc {n}\n\n" + "".join(f"## Part {p}\n\nplain widgets text {p}\n\n" for p in range(per_doc))
+        for n in range(COMMON // per_doc + 10)
+    }
+    corpus, store = write_corpus(tmp_path / "corpus", docs), tmp_path / "headed.sqlite"
+    ingest(corpus, store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        reader, terms = ops.store, ["plain", "part"]
+        with reader.snapshot():
+            assert queries.held_in_headings(reader._conn, terms) == {"plain": False, "part": True}
+            every_term = queries.sampled_best(reader._conn, terms, FIELD_WEIGHTS, COMMON, POOL)
+            assert reader.sampled_best(terms, FIELD_WEIGHTS, COMMON, POOL) == every_term
+        assert ops.search("plain text").hint  # bounded, and "plain" is remembered as in no heading
+        # Another connection's commit is seen: a heading now holds "plain", so its section is sampled.
+        (corpus / "zz.md").write_text("# Plain\n\nplain text for once.\n", encoding="utf-8")
+        ingest(corpus, store, ONE_SECTION_PER_HEADING)
+        assert ops.search("plain text").hits[0].id == "zz.md#0"
+
+
 def test_a_table_continuation_is_found_by_its_column_names(tmp_path: Path) -> None:
     """The header row is indexed with every part of a split table, as read shows it."""
     rows = "".join(f"| LT-{n} | {300 + n} g |\n" for n in range(100, 400))
@@ -308,3 +330,19 @@ def test_a_natural_question_finds_the_row_not_a_heading_full_of_stopwords(tmp_pa
     ingest(corpus, store)
     with Ops.open(store) as ops:
         assert ops.search("What is the weight of LT-1200?").hits[0].id == "spec.md#0"
+
+
+def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) -> None:
+    # both sections hold the stem `resolv`; only the first holds the word the question typed
+    corpus = write_corpus(
+        tmp_path / "corpus",
+        {
+            "hooks.md": "# Hooks\n\nThe resolvers run first.\n",
+            "events.md": "# Events\n\nOnce resolved, resolved packages are resolved again and stay resolved.\n",
+            "other.md": "# Other\n\nNothing about that here.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "store.sqlite")
+    with Ops.open(tmp_path / "store.sqlite") as ops:
+        assert ids(ops.search("resolvers"))[:2] == ["hooks.md#0", "events.md#0"]
+        assert ids(ops.search("resolved"))[0] == "events.md#0"

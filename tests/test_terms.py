@@ -98,7 +98,7 @@ def test_an_identifier_typed_whole_also_stands_for_longer_ones() -> None:
 
 def test_sentence_end_and_folder_slash_are_not_prefixes() -> None:
     assert part("UV_CACHE_DIR.").term == "uv_cache_dir" and not part("UV_CACHE_DIR.").prefix
-    assert part("cache.").exact == ("cach",)
+    assert (part("cache.").exact, part("cache.").pieces) == (("cache",), ("cach",))
     assert part("`policies/`").term == "policies/" and part("policies/").identifier
     assert part("__init__").term == "__init__" and not part("__init__").prefix
 

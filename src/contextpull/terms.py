@@ -365,4 +365,7 @@ def _query_part(raw: str) -> QueryPart | None:
         return QueryPart(prefix, (), own, expand=True, identifier=identifier, prefix=True)
     if identifier:
         return QueryPart(folded, (folded,), tuple(dict.fromkeys(pieces)), expand=True, identifier=True)
-    return QueryPart(folded, (stem(folded),), stopword=folded in STOPWORDS)
+    stemmed = stem(folded)
+    # The word as typed, or any inflection by its stem: the part scores the better of the two.
+    pieces = (stemmed,) if stemmed != folded else ()
+    return QueryPart(folded, (folded,), pieces, stopword=folded in STOPWORDS)

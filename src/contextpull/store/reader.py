@@ -13,11 +13,16 @@ from contextlib import AbstractContextManager
 from . import queries
 from .queries import RankedRow, SectionRow, SectionStream
 
+#: terms whose presence in headings a reader remembers at most (they are common ones: few)
+_KNOWN_TERMS = 10_000
+
 
 class StoreReader:
     """Query methods shared by every read handle; the subclass provides ``_conn``."""
 
     _conn: sqlite3.Connection
+    #: which terms some heading holds, as of one ``data_version`` (see :meth:`sampled_best`)
+    _in_headings: tuple[int, dict[str, bool]] | None = None
 
     def snapshot(self) -> AbstractContextManager[object]:
         """One read transaction, so several calls see one store state (nested use joins it)."""
@@ -70,7 +75,25 @@ class StoreReader:
         limit: int,
         doc_ids: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
-        return queries.sampled_best(self._conn, terms, weights, cap, limit, doc_ids)
+        """:func:`.queries.sampled_best`, its heading arm limited to the terms some heading holds.
+
+        Whether a heading holds a term is remembered until another connection
+        commits (``data_version``): the sampled terms are common ones, which
+        queries repeat, and finding that no heading holds one walks its whole
+        list. The result is the same with or without the memory.
+        """
+        known = self._headings_known()
+        missing = [term for term in terms if term not in known]
+        if missing:
+            known.update(queries.held_in_headings(self._conn, missing))
+        headed = [term for term in terms if known[term]]
+        return queries.sampled_best(self._conn, terms, weights, cap, limit, doc_ids, headed)
+
+    def _headings_known(self) -> dict[str, bool]:
+        version = queries.data_version(self._conn)
+        if self._in_headings is None or self._in_headings[0] != version or len(self._in_headings[1]) > _KNOWN_TERMS:
+            self._in_headings = (version, {})
+        return self._in_headings[1]
 
     def ranked_pointers(self, scored: Iterable[tuple[int, float]]) -> list[RankedRow]:
         return queries.ranked_pointers(self._conn, scored)
