@@ -23,6 +23,7 @@ from contextpull.ops.operations import Ops
 from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
 from contextpull.tools.schemas import TOOLS, call_json
+from contextpull.vectors import VectorIndex, to_blobs
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
 from ops_support import write_corpus
 from pullvec.static import STATIC_NAME, StaticEmbedder
@@ -384,3 +385,21 @@ def test_hybrid_hits_do_not_depend_on_limit_when_vectors_enter(corpus: Path, tmp
         assert any(match == "vector" for _, match in many)
         for limit in range(1, len(many) + 1):
             assert [(h.id, h.match) for h in ops.search(query, mode="hybrid", limit=limit).hits] == many[:limit]
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.sampled_from([None, [0], [1, 2], [0, 1, 2, 3]]))
+def test_vector_top_is_the_exact_ranking_under_the_filter(seed: int, depth: int, docs: list[int] | None) -> None:
+    rng = np.random.default_rng(seed)
+    count, dim = 40, 8
+    matrix = rng.integers(-2, 3, size=(count, dim)).astype(np.float32)  # small integers: many exact ties
+    doc_ids = rng.integers(0, 4, size=count).tolist()
+    index = VectorIndex(list(range(100, 100 + count)), doc_ids, to_blobs(matrix), dim)
+    query = rng.integers(-2, 3, size=dim).astype(np.float32)
+    scores = matrix @ query
+    allowed = [i for i in range(count) if docs is None or doc_ids[i] in docs]
+    expected = sorted(allowed, key=lambda i: (-scores[i], i))[:depth]
+    got = index.top(query, depth, docs)
+    assert [scores[rowid - 100] for rowid in got] == [scores[i] for i in expected]
+    assert set(got) <= {100 + i for i in allowed}
+    if len(allowed) <= depth:
+        assert got == [100 + i for i in expected]  # nothing cut: ties in store order
