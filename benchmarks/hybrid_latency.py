@@ -101,7 +101,7 @@ def run(store_path: Path, rounds: int = 3, seed: int = 7, limit: int = DEFAULT_S
                 embedding.append(emb)
                 added.append(hyb - lex - emb)
                 (skipped if skips[question] else ranked).append(hyb - lex - emb)
-    figures = {
+    figures: dict[str, dict[str, Any]] = {
         name: {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(_p95(samples), 2)}
         for name, samples in (
             ("lexical", lexical),
