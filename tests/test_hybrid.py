@@ -13,13 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contextpull.errors import BadArgument, EmbeddingFailed, MixedModels
 from contextpull.ingestion.run import ingest
+from contextpull.ops.hybrid import CONFIDENT_SHARE, DEPTH, confident_count, fuse
 from contextpull.ops.operations import Ops
 from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
 from contextpull.tools.schemas import TOOLS, call_json
+from contextpull.vectors import VectorIndex, to_blobs
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
 from ops_support import write_corpus
 from pullvec.static import STATIC_NAME, StaticEmbedder
@@ -312,3 +316,90 @@ def test_auto_without_numpy_on_a_store_with_vectors_falls_back_with_a_hint(corpu
     assert found.returncode == 0, found.stderr
     result = json.loads(found.stdout)
     assert "mode" not in result and result["hits"] and 'pip install "contextpull[embed]"' in result["hint"]
+
+
+# --- the fusion rule ------------------------------------------------------------------------------
+
+_scores = st.lists(st.floats(min_value=0.01, max_value=100.0), max_size=DEPTH).map(lambda s: sorted(s, reverse=True))
+
+
+@st.composite
+def _rankings(draw: st.DrawFn) -> tuple[list[tuple[int, float]], list[int]]:
+    """A lexical ranking (row ids 0.., scores falling) and a vector ranking sharing some of its ids."""
+    scores = draw(_scores)
+    lexical = list(enumerate(scores))
+    pool = list(range(len(scores) + DEPTH))
+    vector = draw(st.permutations(pool).map(lambda ids: ids[: draw(st.integers(0, DEPTH))]))
+    return lexical, vector
+
+
+@given(_rankings())
+def test_confident_word_hits_lead_in_their_order_whatever_the_vectors(rankings: tuple) -> None:
+    lexical, vector = rankings
+    fused = [rowid for rowid, _ in fuse(lexical, vector)]
+    confident = confident_count([score for _, score in lexical])
+    assert fused[:confident] == [rowid for rowid, _ in lexical[:confident]]
+    if lexical:
+        best = lexical[0][1]
+        assert all(score >= best * CONFIDENT_SHARE for _, score in lexical[:confident])
+        assert all(score < best * CONFIDENT_SHARE for _, score in lexical[confident:])
+
+
+@given(_rankings())
+def test_fusion_keeps_word_order_lists_each_candidate_once_and_scores_fall(rankings: tuple) -> None:
+    lexical, vector = rankings
+    fused = fuse(lexical, vector)
+    ids = [rowid for rowid, _ in fused]
+    assert sorted(ids) == sorted({rowid for rowid, _ in lexical} | set(vector))
+    words = {rowid for rowid, _ in lexical}
+    assert [rowid for rowid in ids if rowid in words] == [rowid for rowid, _ in lexical]
+    scores = [score for _, score in fused]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+    assert fuse(lexical, vector) == fused  # deterministic
+
+
+@given(_rankings(), st.integers(1, DEPTH))
+def test_skipping_vectors_when_confident_hits_fill_the_limit_changes_nothing(rankings: tuple, limit: int) -> None:
+    lexical, vector = rankings
+    if confident_count([score for _, score in lexical]) >= limit:
+        assert fuse(lexical, [])[:limit] == fuse(lexical, vector)[:limit]
+
+
+def test_without_word_hits_the_vector_order_stands() -> None:
+    assert [rowid for rowid, _ in fuse([], [7, 3, 9])] == [7, 3, 9]
+
+
+def test_a_weak_word_hit_can_be_passed_by_a_vector_hit_a_strong_one_cannot() -> None:
+    lexical = [(1, 10.0), (2, 9.0), (3, 1.0), (4, 0.5)]  # 3 and 4 hold under a third of the best
+    fused = [rowid for rowid, _ in fuse(lexical, [8, 9])]
+    assert fused == [1, 2, 3, 8, 4, 9]  # 8, nearest, passes the weak 4; the strong 1 and 2 stay on top
+    assert [rowid for rowid, _ in fuse(lexical, [4, 8])] == [1, 2, 3, 4, 8]  # vectors like 4: 8 stays below it
+
+
+def test_hybrid_hits_do_not_depend_on_limit_when_vectors_enter(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        query = "remove cached packages to reclaim storage"
+        many = [(h.id, h.match) for h in ops.search(query, mode="hybrid", limit=50).hits]
+        assert any(match == "vector" for _, match in many)
+        for limit in range(1, len(many) + 1):
+            assert [(h.id, h.match) for h in ops.search(query, mode="hybrid", limit=limit).hits] == many[:limit]
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.sampled_from([None, [0], [1, 2], [0, 1, 2, 3]]))
+def test_vector_top_is_the_exact_ranking_under_the_filter(seed: int, depth: int, docs: list[int] | None) -> None:
+    rng = np.random.default_rng(seed)
+    count, dim = 40, 8
+    matrix = rng.integers(-2, 3, size=(count, dim)).astype(np.float32)  # small integers: many exact ties
+    doc_ids = rng.integers(0, 4, size=count).tolist()
+    index = VectorIndex(list(range(100, 100 + count)), doc_ids, to_blobs(matrix), dim)
+    query = rng.integers(-2, 3, size=dim).astype(np.float32)
+    scores = matrix @ query
+    allowed = [i for i in range(count) if docs is None or doc_ids[i] in docs]
+    expected = sorted(allowed, key=lambda i: (-scores[i], i))[:depth]
+    got = index.top(query, depth, docs)
+    assert [scores[rowid - 100] for rowid in got] == [scores[i] for i in expected]
+    assert set(got) <= {100 + i for i in allowed}
+    if len(allowed) <= depth:
+        assert got == [100 + i for i in expected]  # nothing cut: ties in store order

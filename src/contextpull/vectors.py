@@ -34,6 +34,8 @@ STORED_DTYPE = "float16"
 #: meta keys describing a store's vectors
 META_MODEL, META_DIM, META_DTYPE, META_COUNT = "embed_model", "embed_dim", "embed_dtype", "vector_count"
 _WIRE = "<f2"
+#: path filters whose section positions an open store remembers (an agent repeats its filters)
+_FILTERS_KEPT = 8
 
 
 def embedding_text(heading_path: Iterable[str], text: str, table_header: str | None = None) -> str:
@@ -98,22 +100,46 @@ class VectorIndex:
         self.rowids = np.asarray(rowids, dtype=np.int64)
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
         self.by_dimension = np.ascontiguousarray(from_blobs(blobs, dim).T)
+        self._columns: dict[tuple[int, ...], np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self.rowids)
 
+    def columns(self, doc_ids: Sequence[int]) -> np.ndarray:
+        """Positions of the sections of ``doc_ids``, in store order; the last few filters are remembered."""
+        np = self._np
+        key = tuple(sorted(doc_ids))
+        found = self._columns.get(key)
+        if found is None:
+            found = np.flatnonzero(np.isin(self.doc_ids, np.asarray(key, dtype=np.int64)))
+            if len(self._columns) >= _FILTERS_KEPT:
+                self._columns.pop(next(iter(self._columns)))
+            self._columns[key] = found
+        return found
+
     def top(self, query: np.ndarray, depth: int, doc_ids: Sequence[int] | None = None) -> list[int]:
         """Row ids of the ``depth`` most similar sections (within ``doc_ids``), best first.
 
-        Equal similarities keep store order, so the ranking is deterministic.
+        One matrix-vector product over every section (streaming memory in
+        order is cheaper than gathering the filtered columns), then a partial
+        sort of only the candidates. Equal similarities keep store order, so
+        the ranking is deterministic.
         """
         np = self._np
-        scores = query.astype(np.float32) @ self.by_dimension
-        if doc_ids is not None:
-            scores = np.where(np.isin(self.doc_ids, np.asarray(doc_ids, dtype=np.int64)), scores, -np.inf)
-        depth = min(depth, int(np.isfinite(scores).sum()))
+        scores = query.astype(np.float32, copy=False) @ self.by_dimension
+        if doc_ids is None:
+            candidates = None
+        else:
+            candidates = self.columns(doc_ids)
+            scores = scores[candidates]
+        depth = min(depth, len(scores))
         if depth <= 0:
             return []
-        best = np.argpartition(-scores, depth - 1)[:depth]
+        if depth < len(scores):
+            best = np.argpartition(scores, len(scores) - depth)[len(scores) - depth :]
+        else:
+            best = np.arange(len(scores))
         best = best[np.lexsort((best, -scores[best]))]
+        if candidates is not None:
+            best = candidates[best]
         return self.rowids[best].tolist()

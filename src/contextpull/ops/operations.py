@@ -40,7 +40,7 @@ from ..store.connection import Store
 from ..syntax import TOOL, Syntax
 from ..terms import analyse_query
 from .grep import compile_pattern, scan, trim_line
-from .hybrid import DEPTH, StoreVectors, check_mode, fuse
+from .hybrid import DEPTH, StoreVectors, check_mode, confident_count, fuse
 from .ranking import RankedSection, rank
 from .results import (
     GrepLine,
@@ -210,14 +210,20 @@ class Ops(Closeable):
     def _fuse(
         self, lexical: Sequence[RankedSection], query_vector: np.ndarray, limit: int, doc_ids: list[int] | None
     ) -> list[RankedSection]:
-        """The lexical ranking and the vector ranking, each to :data:`DEPTH` under the filter, fused by RRF.
+        """The first ``limit`` of the lexical-led fusion (``ops/hybrid.py``) of the two rankings, each to :data:`DEPTH`.
 
         A hit found by words keeps how it matched; one found only by its
-        vector has ``match="vector"``. ``score`` is the RRF score.
+        vector has ``match="vector"``. ``score`` is the fused rank score. When
+        the confident word hits alone fill ``limit``, vectors cannot change
+        the answer, so the vector ranking is skipped (same hits, no cost).
         """
-        nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
         by_words = {hit.section.rowid: hit for hit in lexical[:DEPTH]}
-        fused = fuse(list(by_words), nearest, limit)
+        words = [(rowid, hit.score) for rowid, hit in by_words.items()]
+        if confident_count([score for _, score in words]) >= limit:
+            nearest: list[int] = []
+        else:
+            nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
+        fused = fuse(words, nearest)[:limit]
         unseen = [(rowid, 0.0) for rowid, _ in fused if rowid not in by_words]
         by_vector = {row.section.rowid: row for row in self.store.ranked_pointers(unseen)}
         return [
