@@ -367,5 +367,5 @@ def _query_part(raw: str) -> QueryPart | None:
         return QueryPart(folded, (folded,), tuple(dict.fromkeys(pieces)), expand=True, identifier=True)
     stemmed = stem(folded)
     # The word as typed, or any inflection by its stem: the part scores the better of the two.
-    pieces = (stemmed,) if stemmed != folded else ()
-    return QueryPart(folded, (folded,), pieces, stopword=folded in STOPWORDS)
+    inflections = (stemmed,) if stemmed != folded else ()
+    return QueryPart(folded, (folded,), inflections, stopword=folded in STOPWORDS)
