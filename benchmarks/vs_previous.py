@@ -33,6 +33,10 @@ from scale import build_corpus
 
 PREVIOUS = "contextpull==0.2.1"
 IDENTIFIERS = ["UV_CACHE_DIR", "--no-cache", "tool.uv.sources", "http.request.method", "TX-4419"]
+#: sections given one rare identifier each (:func:`add_rare_identifiers`), spread over the corpus
+RARE_SECTIONS = 40
+#: identifiers that each occur in one section of the corpus, in the four shapes of :data:`IDENTIFIERS`
+RARE_IDENTIFIERS = ["RARE_KNOB_007", "--rare-flag-13", "rare.opt21.key", "RQ-1033", "RARE_KNOB_038"]
 DEFAULT_CORPORA = Path("/work/shared/corpora")
 
 #: Run inside either interpreter: ``ingest`` or ``ops`` figures as one JSON line.
@@ -66,26 +70,50 @@ elif action == "ops":
         from contextpull.store import Store
         ops = Ops(Store.open(args["store"]))
         search = lambda q: [h.id for h in ops.search(q, limit=10).hits]
-    queries, rounds = args["queries"], args["rounds"]
+    queries, rare, rounds = args["queries"], args["rare"], args["rounds"]
     ids = []
-    for q in queries:
+    for q in queries + rare:
         ids += search(q)
-    search_ms, read_ms = [], []
+    search_ms, rare_ms, read_ms, neighbours_ms = [], [], [], []
     for _ in range(rounds):
         for q in queries:
             t = time.perf_counter(); search(q); search_ms.append((time.perf_counter() - t) * 1e3)
+        for q in rare:
+            t = time.perf_counter(); search(q); rare_ms.append((time.perf_counter() - t) * 1e3)
         for i in ids:
             t = time.perf_counter(); ops.read(i); read_ms.append((time.perf_counter() - t) * 1e3)
+        for i in ids:
+            t = time.perf_counter(); ops.neighbours(i); neighbours_ms.append((time.perf_counter() - t) * 1e3)
     q95 = lambda xs: statistics.quantiles(xs, n=20)[18]
     before = rss_mb()
     for n in range(args["rss_searches"]):
         search(queries[n % len(queries)] + ("" if n % 2 else " cache"))
     print(json.dumps({
         "search_p50_ms": statistics.median(search_ms), "search_p95_ms": q95(search_ms),
+        "rare_p50_ms": statistics.median(rare_ms), "rare_p95_ms": q95(rare_ms),
         "read_p50_ms": statistics.median(read_ms) if read_ms else None,
+        "neighbours_p50_ms": statistics.median(neighbours_ms) if neighbours_ms else None,
         "rss_before_mb": before, "rss_after_mb": rss_mb(),
     }))
 """
+
+
+def add_rare_identifiers(corpus: Path, count: int = RARE_SECTIONS) -> None:
+    """Append a section naming four identifiers found nowhere else to ``count`` files of ``corpus``.
+
+    The generator's identifiers each sit in about a fifth of the sections;
+    these give :data:`RARE_IDENTIFIERS` one section each, so rare lookups
+    (the usual case in real documentation) are measured too.
+    """
+    files = sorted(corpus.rglob("*.md"))
+    for i in range(count):
+        path = files[(i * 7919) % len(files)]
+        note = (
+            f"\n## Note {i}\n\nSet `RARE_KNOB_{i:03}` or pass `--rare-flag-{i}`;"
+            f" the key `rare.opt{i}.key` was added for ticket RQ-{1020 + i}.\n"
+        )
+        with path.open("a", encoding="utf-8") as out:
+            out.write(note)
 
 
 def _ensure_previous(cache: Path) -> Path:
@@ -173,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         corpus = work / "corpus"
         build_corpus(corpus, args.sections)
+        add_rare_identifiers(corpus)
         figures: dict[str, dict[str, Any]] = {}
         # Alternate: ours default, previous, ours one process.
         for name, impl, workers in (("ours", "ours", 0), ("previous", "previous", 0), ("ours_1", "ours", 1)):
@@ -227,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                 "ops",
                 store=str(figures[impl]["store"]),
                 queries=IDENTIFIERS,
+                rare=RARE_IDENTIFIERS,
                 rounds=args.rounds,
                 rss_searches=args.rss_searches,
             )
@@ -248,7 +278,14 @@ def main(argv: list[str] | None = None) -> int:
                 "",
             )
         )
+        for key, label in (("rare_p50_ms", "p50"), ("rare_p95_ms", "p95")):
+            rows.append(
+                (f"rare-identifier search {label} at {n:,} (ms)", ops["ours"][key], ops["previous"][key], False, "")
+            )
         rows.append(("read p50 (ms)", ops["ours"]["read_p50_ms"], ops["previous"]["read_p50_ms"], False, ""))
+        rows.append(
+            ("neighbours p50 (ms)", ops["ours"]["neighbours_p50_ms"], ops["previous"]["neighbours_p50_ms"], False, "")
+        )
         rows.append(
             (
                 f"RSS after {args.rss_searches:,} more searches (MB)",
