@@ -13,7 +13,6 @@ verbatim; ``grep`` finds exact strings. Ids are ``path#ordinal``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
@@ -368,6 +367,8 @@ class Ops(Closeable):
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
                 f"read {section_id(doc, count - 1)} for its last section, or search within it with {self.syntax.narrow(doc)}",
             )
+        import difflib  # only for an unknown id: kept off the import path of every command
+
         close = difflib.get_close_matches(doc, self.store.document_paths(), n=3)
         suggestion = (
             "did you mean " + " or ".join(section_id(path, 0) for path in close) + "? Or search first"

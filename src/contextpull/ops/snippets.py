@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import lru_cache
 
 from ..terms import index_terms, token_spans
 
@@ -24,6 +25,9 @@ MARK = "**"
 ELLIPSIS = "…"
 
 _WHITESPACE = re.compile(r"\s+")
+_SPACE = re.compile(r"\s")
+#: a whitespace-free run: no token crosses its edges
+_CHUNK = re.compile(r"\S+")
 #: text a mark must not enter: URLs (bare, <autolinks>, link targets) and `code spans`
 _VERBATIM = re.compile(r"`+[^`]*`+|<?[a-z][a-z0-9+.-]*://[^\s>)]*>?|\]\([^)\s]*\)", re.IGNORECASE)
 _HEADING_LINES = re.compile(r"(?:[ \t]*#{1,6}[ \t][^\n]*\n|[ \t]*\n)+")
@@ -54,10 +58,84 @@ def make_snippet(text: str, terms: Collection[str], width: int = DEFAULT_SNIPPET
 def _matches(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, set[str]]]:
     """Tokens after ``origin`` carrying a wanted term, as ``(start, end, terms)``.
 
-    A token's terms are all substrings of its case-folded text, so only
-    lines and tokens containing a wanted term as a substring are analysed:
-    no match is missed, and long sections cost little.
+    A token is analysed only when its case-folded text contains a wanted
+    term as a substring, and a line only when its case-folded text does. The
+    case-folded section is searched once for the terms, and only the
+    whitespace-separated chunks holding an occurrence are tokenised: a token
+    never spans whitespace, so the tokens of a chunk are those the whole line
+    would give there, and a token outside those chunks holds no term. That is
+    only sound when case folding keeps every character one character long
+    (then positions in the folded text are positions in ``text``); otherwise
+    every line is checked on its own (:func:`_matches_by_line`), as before.
     """
+    if not wanted or "" in wanted or any(_SPACE.search(term) for term in wanted):
+        return _matches_by_line(text, origin, wanted)
+    folded = text.casefold()
+    if len(folded) != len(text):
+        return _matches_by_line(text, origin, wanted)
+    finder = _finder(frozenset(wanted))
+    spans: list[tuple[int, int, set[str]]] = []
+    line_end = -1
+    for found in finder.finditer(folded, origin):
+        at = found.start()
+        if at < line_end:
+            continue  # this line was analysed already
+        line_start = max(origin, text.rfind("\n", origin, at) + 1)
+        line_end = text.find("\n", at)
+        if line_end < 0:
+            line_end = len(text)
+        line = text[line_start:line_end]
+        occurrences = [m.start() for m in finder.finditer(folded, line_start, line_end)]
+        if _line_matches(line, line_start, folded, occurrences, wanted, spans):
+            return spans
+    return spans
+
+
+def _line_matches(
+    line: str,
+    offset: int,
+    folded: str,
+    occurrences: list[int],
+    wanted: set[str],
+    spans: list[tuple[int, int, set[str]]],
+) -> bool:
+    """Add the matching tokens of ``line`` (at ``offset``) to ``spans``; True once :data:`_MAX_SPANS` are found.
+
+    Only the chunks holding one of ``occurrences`` (positions in ``folded``)
+    are tokenised.
+    """
+    verbatim = [match.span() for match in _VERBATIM.finditer(line)]
+    pending = iter(occurrences)
+    next_at = next(pending, None)
+    for chunk in _CHUNK.finditer(line):
+        if next_at is None:
+            break
+        chunk_start, chunk_end = chunk.span()
+        if next_at >= offset + chunk_end:
+            continue
+        while next_at is not None and next_at < offset + chunk_end:
+            next_at = next(pending, None)
+        for token_start, token_end in token_spans(chunk.group()):
+            start, end = chunk_start + token_start, chunk_start + token_end
+            if any(v_start < end and start < v_end for v_start, v_end in verbatim):
+                continue  # marks inside a URL or a code span would change what it says
+            token = folded[offset + start : offset + end]
+            hit = wanted.intersection(index_terms(line[start:end])) if any(t in token for t in wanted) else None
+            if hit:
+                spans.append((offset + start, offset + end, hit))
+                if len(spans) == _MAX_SPANS:
+                    return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _finder(terms: frozenset[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``terms`` (bounded cache: one entry per recent query)."""
+    return re.compile("|".join(re.escape(term) for term in sorted(terms, key=lambda term: (len(term), term))))
+
+
+def _matches_by_line(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, set[str]]]:
+    """:func:`_matches` one line at a time, for texts whose case folding changes lengths."""
     spans: list[tuple[int, int, set[str]]] = []
     offset = origin
     for line in text[origin:].split("\n"):
