@@ -29,7 +29,17 @@ _SPACE = re.compile(r"\s")
 #: a whitespace-free run: no token crosses its edges
 _CHUNK = re.compile(r"\S+")
 #: text a mark must not enter: URLs (bare, <autolinks>, link targets) and `code spans`
-_VERBATIM = re.compile(r"`+[^`]*`+|<?[a-z][a-z0-9+.-]*://[^\s>)]*>?|\]\([^)\s]*\)", re.IGNORECASE)
+_CODE_SPAN, _URL, _LINK_TARGET = r"`+[^`]*`+", r"<?[a-z][a-z0-9+.-]*://[^\s>)]*>?", r"\]\([^)\s]*\)"
+_VERBATIM = re.compile(f"{_CODE_SPAN}|{_URL}|{_LINK_TARGET}", re.IGNORECASE)
+#: the same pattern without the branches a line cannot match (it lacks their ``://`` or ``](``),
+#: by (has ``://``, has ``](``): a branch that matches nowhere changes no match, and the URL
+#: branch is the slow one (issue 14)
+_VERBATIM_FOR = {
+    (True, True): _VERBATIM,
+    (True, False): re.compile(f"{_CODE_SPAN}|{_URL}", re.IGNORECASE),
+    (False, True): re.compile(f"{_CODE_SPAN}|{_LINK_TARGET}"),
+    (False, False): re.compile(_CODE_SPAN),
+}
 _HEADING_LINES = re.compile(r"(?:[ \t]*#{1,6}[ \t][^\n]*\n|[ \t]*\n)+")
 #: how far before the first matched term a window starts, as a share of its width
 _LEAD = 4
@@ -104,18 +114,15 @@ def _line_matches(
     Only the chunks holding one of ``occurrences`` (positions in ``folded``)
     are tokenised.
     """
-    verbatim = [match.span() for match in _VERBATIM.finditer(line)]
-    pending = iter(occurrences)
-    next_at = next(pending, None)
-    for chunk in _CHUNK.finditer(line):
-        if next_at is None:
-            break
-        chunk_start, chunk_end = chunk.span()
-        if next_at >= offset + chunk_end:
-            continue
-        while next_at is not None and next_at < offset + chunk_end:
-            next_at = next(pending, None)
-        for token_start, token_end in token_spans(chunk.group()):
+    verbatim = _verbatim(line)
+    chunk_end = -1
+    for at in occurrences:
+        at -= offset
+        if at < chunk_end:
+            continue  # in the chunk just analysed
+        chunk_start = _chunk_start(line, at)
+        chunk_end = _CHUNK.match(line, at).end()  # type: ignore[union-attr]  # line[at] is not whitespace
+        for token_start, token_end in token_spans(line[chunk_start:chunk_end]):
             start, end = chunk_start + token_start, chunk_start + token_end
             if any(v_start < end and start < v_end for v_start, v_end in verbatim):
                 continue  # marks inside a URL or a code span would change what it says
@@ -126,6 +133,22 @@ def _line_matches(
                 if len(spans) == _MAX_SPANS:
                     return True
     return False
+
+
+def _chunk_start(line: str, at: int) -> int:
+    """Where the whitespace-free run holding ``line[at]`` starts: after the last whitespace before ``at``."""
+    last = max(line.rfind(" ", 0, at), line.rfind("\t", 0, at))
+    for other in _SPACE.finditer(line, last + 1, at):  # rarer whitespace (no-break spaces, ...) after it
+        last = other.start()
+    return last + 1
+
+
+def _verbatim(line: str) -> list[tuple[int, int]]:
+    """The spans of ``line`` a mark must not enter; none without a backtick, ``://`` or ``](`` to start one."""
+    url, target = "://" in line, "](" in line
+    if not (url or target or "`" in line):
+        return []
+    return [match.span() for match in _VERBATIM_FOR[url, target].finditer(line)]
 
 
 @lru_cache(maxsize=256)
@@ -141,7 +164,7 @@ def _matches_by_line(text: str, origin: int, wanted: set[str]) -> list[tuple[int
     for line in text[origin:].split("\n"):
         folded = line.casefold()
         if any(term in folded for term in wanted):
-            verbatim = [match.span() for match in _VERBATIM.finditer(line)]
+            verbatim = _verbatim(line)
             for start, end in token_spans(line):
                 if any(v_start < end and start < v_end for v_start, v_end in verbatim):
                     continue  # marks inside a URL or a code span would change what it says
