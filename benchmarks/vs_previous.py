@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scale import build_corpus
 
 PREVIOUS = "contextpull==0.2.1"
+PREVIOUS_VENV = "prev-0.2.1"
 IDENTIFIERS = ["UV_CACHE_DIR", "--no-cache", "tool.uv.sources", "http.request.method", "TX-4419"]
 #: sections given one rare identifier each (:func:`add_rare_identifiers`), spread over the corpus
 RARE_SECTIONS = 40
@@ -122,7 +123,7 @@ def add_rare_identifiers(corpus: Path, count: int = RARE_SECTIONS) -> None:
 
 def _ensure_previous(cache: Path) -> Path:
     """The previous implementation's interpreter, installing it into ``cache`` on first use."""
-    venv = cache / "prev-0.2.1"
+    venv = cache / PREVIOUS_VENV
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
         print(f"installing {PREVIOUS} into {venv}", file=sys.stderr)
@@ -168,8 +169,11 @@ def _tree_rss_mb(root: int) -> float:
 
 def _run(cmd: list[str]) -> tuple[str, float, float]:
     """Run ``cmd``; return its stdout, wall seconds and peak memory of its process tree (MB)."""
+    # PYTHONPATH may point our side at another checkout (a before/after comparison); never the previous side.
+    previous = Path(cmd[0]).parent.parent.name == PREVIOUS_VENV
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if previous else None
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, _tree_rss_mb(proc.pid))
