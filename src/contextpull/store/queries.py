@@ -350,6 +350,12 @@ def sections_between(conn: sqlite3.Connection, path: str, first: int, last: int)
     return [_row(values) for values in conn.execute(sql, (path, first, last))]
 
 
+_WINDOW = (
+    f"SELECT d.section_count, {_SECTION_COLUMNS} FROM documents d"
+    " LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ? WHERE d.path = ? ORDER BY s.ordinal"
+)
+
+
 def section_window(conn: sqlite3.Connection, path: str, first: int, last: int) -> tuple[int | None, list[SectionRow]]:
     """The section count of the document at ``path`` (``None`` if there is none) and its sections
     with ``first <= ordinal <= last``, in order.
@@ -358,13 +364,8 @@ def section_window(conn: sqlite3.Connection, path: str, first: int, last: int) -
     ``read`` needs nothing else, and a statement and a transaction fewer
     were most of its cost beside the previous implementation (issue 14).
     """
-    sql = f"""
-        SELECT d.section_count, {_SECTION_COLUMNS} FROM documents d
-        LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ?
-        WHERE d.path = ? ORDER BY s.ordinal
-    """
     try:
-        rows = conn.execute(sql, (first, last, path)).fetchall()
+        rows = conn.execute(_WINDOW, (first, last, path)).fetchall()
     except sqlite3.DatabaseError as err:
         raise corrupt(_database_file(conn), err) from None
     if not rows:
