@@ -12,8 +12,8 @@ marks and ellipses.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from functools import lru_cache
+from bisect import bisect_left
+from collections.abc import Collection, Iterator
 
 from ..terms import index_terms, token_spans
 
@@ -70,7 +70,7 @@ def _matches(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, s
 
     A token is analysed only when its case-folded text contains a wanted
     term as a substring, and a line only when its case-folded text does. The
-    case-folded section is searched once for the terms, and only the
+    case-folded section is searched for each term (``str.find``), and only the
     whitespace-separated chunks holding an occurrence are tokenised: a token
     never spans whitespace, so the tokens of a chunk are those the whole line
     would give there, and a token outside those chunks holds no term. That is
@@ -83,22 +83,28 @@ def _matches(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, s
     folded = text.casefold()
     if len(folded) != len(text):
         return _matches_by_line(text, origin, wanted)
-    finder = _finder(frozenset(wanted))
+    found = sorted({at for term in wanted for at in _occurrences(folded, term, origin)})
     spans: list[tuple[int, int, set[str]]] = []
-    line_end = -1
-    for found in finder.finditer(folded, origin):
-        at = found.start()
-        if at < line_end:
-            continue  # this line was analysed already
+    first = 0
+    while first < len(found):
+        at = found[first]
         line_start = max(origin, text.rfind("\n", origin, at) + 1)
         line_end = text.find("\n", at)
         if line_end < 0:
             line_end = len(text)
-        line = text[line_start:line_end]
-        occurrences = [m.start() for m in finder.finditer(folded, line_start, line_end)]
-        if _line_matches(line, line_start, folded, occurrences, wanted, spans):
+        last = bisect_left(found, line_end, first)
+        if _line_matches(text[line_start:line_end], line_start, folded, found[first:last], wanted, spans):
             return spans
+        first = last
     return spans
+
+
+def _occurrences(folded: str, term: str, start: int) -> Iterator[int]:
+    """Every position at or after ``start`` where ``term`` occurs in ``folded`` (overlapping ones too)."""
+    at = folded.find(term, start)
+    while at >= 0:
+        yield at
+        at = folded.find(term, at + 1)
 
 
 def _line_matches(
@@ -149,12 +155,6 @@ def _verbatim(line: str) -> list[tuple[int, int]]:
     if not (url or target or "`" in line):
         return []
     return [match.span() for match in _VERBATIM_FOR[url, target].finditer(line)]
-
-
-@lru_cache(maxsize=256)
-def _finder(terms: frozenset[str]) -> re.Pattern[str]:
-    """A pattern matching any of ``terms`` (bounded cache: one entry per recent query)."""
-    return re.compile("|".join(re.escape(term) for term in sorted(terms, key=lambda term: (len(term), term))))
 
 
 def _matches_by_line(text: str, origin: int, wanted: set[str]) -> list[tuple[int, int, set[str]]]:
