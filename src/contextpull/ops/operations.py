@@ -232,13 +232,15 @@ class Ops(Closeable):
         context = _bounded_int("context", context, CONTEXT)
         # One statement reads the count and the rows, so no transaction is needed around it.
         doc, ordinal, count, rows = self._window(id, context, context)
-        views = {row.ordinal: _view(row, context=row.ordinal != ordinal) for row in rows}
+        # Rows come in document order, one per ordinal.
+        views = [_view(row, context=row.ordinal != ordinal) for row in rows]
+        at = ordinal - rows[0].ordinal
         return ReadResult(
-            section=views[ordinal],
+            section=views[at],
             prev_id=section_id(doc, ordinal - 1) if ordinal > 0 else None,
             next_id=section_id(doc, ordinal + 1) if ordinal + 1 < count else None,
-            before=tuple(views[o] for o in sorted(views) if o < ordinal),
-            after=tuple(views[o] for o in sorted(views) if o > ordinal),
+            before=tuple(views[:at]),
+            after=tuple(views[at + 1 :]),
         )
 
     # --- neighbours ----------------------------------------------------------
