@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scale import build_corpus
 
 PREVIOUS = "contextpull==0.2.1"
+PREVIOUS_VENV = "prev-0.2.1"
 IDENTIFIERS = ["UV_CACHE_DIR", "--no-cache", "tool.uv.sources", "http.request.method", "TX-4419"]
+#: sections given one rare identifier each (:func:`add_rare_identifiers`), spread over the corpus
+RARE_SECTIONS = 40
+#: identifiers that each occur in one section of the corpus, in the four shapes of :data:`IDENTIFIERS`
+RARE_IDENTIFIERS = ["RARE_KNOB_007", "--rare-flag-13", "rare.opt21.key", "RQ-1033", "RARE_KNOB_038"]
 DEFAULT_CORPORA = Path("/work/shared/corpora")
 
 #: Run inside either interpreter: ``ingest`` or ``ops`` figures as one JSON line.
@@ -66,31 +71,59 @@ elif action == "ops":
         from contextpull.store import Store
         ops = Ops(Store.open(args["store"]))
         search = lambda q: [h.id for h in ops.search(q, limit=10).hits]
-    queries, rounds = args["queries"], args["rounds"]
+    queries, rare, rounds = args["queries"], args["rare"], args["rounds"]
     ids = []
-    for q in queries:
+    for q in queries + rare:
         ids += search(q)
-    search_ms, read_ms = [], []
+    search_ms, rare_ms, read_ms, neighbours_ms = [], [], [], []
     for _ in range(rounds):
         for q in queries:
             t = time.perf_counter(); search(q); search_ms.append((time.perf_counter() - t) * 1e3)
+        for q in rare:
+            t = time.perf_counter(); search(q); rare_ms.append((time.perf_counter() - t) * 1e3)
         for i in ids:
             t = time.perf_counter(); ops.read(i); read_ms.append((time.perf_counter() - t) * 1e3)
+        for i in ids:
+            t = time.perf_counter(); ops.neighbours(i); neighbours_ms.append((time.perf_counter() - t) * 1e3)
     q95 = lambda xs: statistics.quantiles(xs, n=20)[18]
     before = rss_mb()
+    if args.get("rss_rare"):  # every other query distinct, with a word no section holds
+        more = lambda n: rare[n % len(rare)] + ("" if n % 2 else f" zq{n}")
+    else:
+        more = lambda n: queries[n % len(queries)] + ("" if n % 2 else " cache")
     for n in range(args["rss_searches"]):
-        search(queries[n % len(queries)] + ("" if n % 2 else " cache"))
+        search(more(n))
     print(json.dumps({
         "search_p50_ms": statistics.median(search_ms), "search_p95_ms": q95(search_ms),
+        "rare_p50_ms": statistics.median(rare_ms), "rare_p95_ms": q95(rare_ms),
         "read_p50_ms": statistics.median(read_ms) if read_ms else None,
+        "neighbours_p50_ms": statistics.median(neighbours_ms) if neighbours_ms else None,
         "rss_before_mb": before, "rss_after_mb": rss_mb(),
     }))
 """
 
 
+def add_rare_identifiers(corpus: Path, count: int = RARE_SECTIONS) -> None:
+    """Append a section naming four identifiers found nowhere else to ``count`` files of ``corpus``.
+
+    The generator's identifiers each sit in about a fifth of the sections;
+    these give :data:`RARE_IDENTIFIERS` one section each, so rare lookups
+    (the usual case in real documentation) are measured too.
+    """
+    files = sorted(corpus.rglob("*.md"))
+    for i in range(count):
+        path = files[(i * 7919) % len(files)]
+        note = (
+            f"\n## Note {i}\n\nSet `RARE_KNOB_{i:03}` or pass `--rare-flag-{i}`;"
+            f" the key `rare.opt{i}.key` was added for ticket RQ-{1020 + i}.\n"
+        )
+        with path.open("a", encoding="utf-8") as out:
+            out.write(note)
+
+
 def _ensure_previous(cache: Path) -> Path:
     """The previous implementation's interpreter, installing it into ``cache`` on first use."""
-    venv = cache / "prev-0.2.1"
+    venv = cache / PREVIOUS_VENV
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
         print(f"installing {PREVIOUS} into {venv}", file=sys.stderr)
@@ -98,6 +131,18 @@ def _ensure_previous(cache: Path) -> Path:
         subprocess.run([str(python), "-m", "pip", "install", "-q", PREVIOUS], check=True)
         (venv / ".installed").touch()
     return python
+
+
+def _compile_ours(python: Path) -> None:
+    """Write our package's bytecode, as ``pip install`` did for the previous implementation.
+
+    An editable install under ``PYTHONDONTWRITEBYTECODE`` would otherwise
+    compile every module on every start, and the start-up rows would measure
+    the compiler rather than the imports.
+    """
+    find = "import contextpull, os; print(os.path.dirname(contextpull.__file__))"
+    package = subprocess.run([str(python), "-c", find], capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([str(python), "-m", "compileall", "-q", package], check=True, stdout=subprocess.DEVNULL)
 
 
 def _tree_rss_mb(root: int) -> float:
@@ -124,8 +169,11 @@ def _tree_rss_mb(root: int) -> float:
 
 def _run(cmd: list[str]) -> tuple[str, float, float]:
     """Run ``cmd``; return its stdout, wall seconds and peak memory of its process tree (MB)."""
+    # PYTHONPATH may point our side at another checkout (a before/after comparison); never the previous side.
+    previous = Path(cmd[0]).parent.parent.name == PREVIOUS_VENV
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if previous else None
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, _tree_rss_mb(proc.pid))
@@ -162,10 +210,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each short timing; the best is kept")
     parser.add_argument("--rounds", type=int, default=200, help="rounds of the identifier searches and reads")
     parser.add_argument("--rss-searches", type=int, default=1000, help="searches between the two RSS samples")
+    parser.add_argument(
+        "--rss-rare",
+        action="store_true",
+        help="between the RSS samples search the rare identifiers, every other one with a distinct absent "
+        "word (the frequent ones with 'cache' take the previous implementation ~0.2 s each at 20k)",
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
     previous = _ensure_previous(args.cache)
     ours = Path(sys.executable)
+    _compile_ours(ours)
     pythons = {"ours": ours, "previous": previous}
     clis = {name: [str(py.parent / "contextpull")] for name, py in pythons.items()}
     rows: list[tuple[str, float | None, float | None, bool, str]] = []
@@ -173,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         corpus = work / "corpus"
         build_corpus(corpus, args.sections)
+        add_rare_identifiers(corpus)
         figures: dict[str, dict[str, Any]] = {}
         # Alternate: ours default, previous, ours one process.
         for name, impl, workers in (("ours", "ours", 0), ("previous", "previous", 0), ("ours_1", "ours", 1)):
@@ -227,8 +283,10 @@ def main(argv: list[str] | None = None) -> int:
                 "ops",
                 store=str(figures[impl]["store"]),
                 queries=IDENTIFIERS,
+                rare=RARE_IDENTIFIERS,
                 rounds=args.rounds,
                 rss_searches=args.rss_searches,
+                rss_rare=args.rss_rare,
             )
         rows.append(
             (
@@ -248,10 +306,17 @@ def main(argv: list[str] | None = None) -> int:
                 "",
             )
         )
+        for key, label in (("rare_p50_ms", "p50"), ("rare_p95_ms", "p95")):
+            rows.append(
+                (f"rare-identifier search {label} at {n:,} (ms)", ops["ours"][key], ops["previous"][key], False, "")
+            )
         rows.append(("read p50 (ms)", ops["ours"]["read_p50_ms"], ops["previous"]["read_p50_ms"], False, ""))
         rows.append(
+            ("neighbours p50 (ms)", ops["ours"]["neighbours_p50_ms"], ops["previous"]["neighbours_p50_ms"], False, "")
+        )
+        rows.append(
             (
-                f"RSS after {args.rss_searches:,} more searches (MB)",
+                f"RSS after {args.rss_searches:,} more {'rare-identifier ' if args.rss_rare else ''}searches (MB)",
                 ops["ours"]["rss_after_mb"],
                 ops["previous"]["rss_after_mb"],
                 False,

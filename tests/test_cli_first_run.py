@@ -190,3 +190,11 @@ def test_snippet_marks_only_content_words_and_never_inside_urls_or_code(tmp_path
     snippet = json.loads(run("search", "what is the cache", "--json", cwd=tmp_path).stdout)["hits"][0]["snippet"]
     assert snippet.count("**cache**") == 2 and "**the**" not in snippet and "**is**" not in snippet
     assert "https://example.com/cache " in snippet and "`uv cache clean`" in snippet
+
+
+def test_each_command_loads_only_the_module_that_registers_it() -> None:
+    from contextpull.cli.main import COMMAND_HOMES
+
+    assert set(_subparsers(build_parser()).choices) == set(COMMAND_HOMES)
+    for command, home in COMMAND_HOMES.items():
+        assert command in _subparsers(build_parser((home,))).choices

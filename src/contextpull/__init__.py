@@ -12,11 +12,15 @@ machinery they never call.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
+#: ``typing`` costs more to import than the rest of this module (issue 14): type checkers
+#: treat any ``TYPE_CHECKING`` constant as true, so it is spelled out here
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` marks a re-export)
+    from typing import Any
+
     from .errors import BadArgument as BadArgument
     from .errors import BadFilter as BadFilter
     from .errors import ContextPullError as ContextPullError

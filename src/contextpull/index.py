@@ -19,8 +19,9 @@ unchanged corpus yields a byte-identical index.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from .errors import BadFilter
 from .store.connection import DocumentEntry, Store
@@ -139,6 +140,23 @@ def _tokens(lines: Sequence[str]) -> int:
     return sum(estimate_tokens(line) for line in lines)
 
 
+def _within(lines: Iterable[str], budget: int) -> tuple[list[str], int] | None:
+    """``lines`` as a list with their token count when they fit ``budget``, else ``None``.
+
+    Stops at the first line past the budget, so lines after it are neither
+    made nor counted: for a large corpus the longer forms overshoot within a
+    few hundred lines, and rendering and counting the rest was most of the
+    time ``contextpull index`` took (issue 14).
+    """
+    kept, used = [], 0
+    for line in lines:
+        used += estimate_tokens(line)
+        if used > budget:
+            return None
+        kept.append(line)
+    return kept, used
+
+
 def _described_line(doc: DocumentEntry, about: str, limit: int) -> str:
     about = _SPACE.sub(" ", about).strip()
     if len(about) > limit:
@@ -167,15 +185,15 @@ def _folder_legend(syntax: Syntax) -> str:
 
 
 def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax) -> IndexText:
-    candidates: list[tuple[str, list[str]]] = [
-        ("full", [header, *map(_full_line, documents)]),
-        ("titles", [header, *map(_title_line, documents)]),
-        ("compact", [header, _COMPACT_LEGEND, *map(_compact_line, documents)]),
+    candidates: list[tuple[str, Iterable[str]]] = [
+        ("full", chain([header], map(_full_line, documents))),
+        ("titles", chain([header], map(_title_line, documents))),
+        ("compact", chain([header, _COMPACT_LEGEND], map(_compact_line, documents))),
     ]
     for mode, lines in candidates:
-        tokens = _tokens(lines)
-        if tokens <= budget:
-            return IndexText("\n".join(lines), mode, tokens)
+        fits = _within(lines, budget)
+        if fits is not None:
+            return IndexText("\n".join(fits[0]), mode, fits[1])
     fitting = _deepest_grouping(documents, header, base=base, budget=budget, syntax=syntax)
     if fitting is not None:
         return IndexText("\n".join(fitting), "hierarchical", _tokens(fitting))
@@ -213,7 +231,7 @@ def _deepest_grouping(
             _folder_legend(syntax),
             *_grouped(documents, base=base, depth=depth),
         ]
-        if _tokens(lines) > budget:
+        if _within(lines, budget) is None:
             break
         best = lines
     return best

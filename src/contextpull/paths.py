@@ -20,11 +20,9 @@ the lookup from other folders, never an ingest.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +43,8 @@ def data_home() -> Path:
 
 
 def _key(path: Path) -> str:
+    import hashlib  # here, not at the top: the read commands import this module and never hash (issue 14)
+
     return hashlib.sha256(str(path).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -144,6 +144,8 @@ def remember(store: Path, corpus: Path, ingested_from: Path | None = None) -> No
     folder = _known_dir()
     try:  # best effort: a data folder that cannot be written costs only the lookup from elsewhere
         folder.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only ingests record stores; the read commands skip its imports (issue 14)
+
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(record.to_dict(), out)

@@ -36,8 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
-
-import snowballstemmer
+from typing import Any
 
 #: what the analysis below indexes; bump it whenever a change alters the terms of any text
 ANALYSIS_VERSION = "2"
@@ -53,7 +52,15 @@ _CAMEL = re.compile(r"[^\W\d_A-Z][^\W\d_a-z]|[^\W\d_a-z]{2}[^\W\d_A-Z]")
 #: a placeholder for digits at the end of an identifier: ``TX-44xx``, ``4xx``
 _DIGIT_PLACEHOLDER = re.compile(r"(?<=\d)[xX]+$")
 _TRAILING_SEPARATORS = re.compile(r"[./_-]+$")
-_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1)
+def _english_stemmer() -> Any:
+    """Snowball's English stemmer, made on first use: importing ``snowballstemmer`` loads
+    every language's stemmer, which commands that never stem (``index``, ``read``) skip."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
 def _split(token: str) -> list[str]:
@@ -78,7 +85,7 @@ def stem(word: str) -> str:
     """The English stem of a case-folded word (Snowball's Porter2); words with digits are left alone."""
     if not word.isalpha() or len(word) < 3:
         return word
-    return str(_STEMMER.stemWord(word))
+    return str(_english_stemmer().stemWord(word))
 
 
 def _with_stems(pieces: list[str]) -> list[str]:

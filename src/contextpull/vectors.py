@@ -15,7 +15,6 @@ is imported only when vectors are used, so the core installs without it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -47,6 +46,8 @@ def embedding_text(heading_path: Iterable[str], text: str, table_header: str | N
 
 def vector_key(text: str) -> str:
     """64 bits of sha256 of the embedded text: a section whose key is unchanged keeps its vector."""
+    import hashlib  # here: every read command imports this module, few hash (issue 14)
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

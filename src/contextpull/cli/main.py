@@ -22,6 +22,19 @@ from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
 COMMAND_MODULES = ("ingest", "ops", "serve", "bench", "results", "stores")
+#: the module that registers each subcommand, so a command imports only its own module
+#: (``contextpull index`` need not load the server, asyncio or the ingest options; issue 14)
+COMMAND_HOMES = {
+    "ingest": "ingest",
+    **dict.fromkeys(
+        ("index", "search", "read", "grep", "neighbours", "export-chunks", "tools-json", "claude-md"), "ops"
+    ),
+    "serve": "serve",
+    "mcp-config": "serve",
+    "bench": "bench",
+    "results": "results",
+    "stores": "stores",
+}
 #: subcommands whose positional argument is free text that may start with ``-``
 _TEXT_COMMANDS = {"search": "--no-cache", "grep": "--filter"}
 
@@ -43,7 +56,8 @@ class Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The parser with the subcommands of ``modules`` (all of them unless a command was named)."""
     parser = Parser(
         prog="contextpull",
         description="Pull, don't push: an index and five citable tools over a folder of documents.",
@@ -52,15 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"contextpull {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(f"{__package__}.{name}").register(subparsers)
     for command in subparsers.choices.values():
         command.set_defaults(command_parser=command)
     return parser
 
 
+def _modules_for(argv: Sequence[str]) -> Sequence[str]:
+    """Only the named command's module when the first argument names one; else every module (for help and errors)."""
+    home = COMMAND_HOMES.get(argv[0]) if argv else None
+    return (home,) if home is not None else COMMAND_MODULES
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args, unknown = build_parser().parse_known_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args, unknown = build_parser(_modules_for(argv)).parse_known_args(argv)
     if unknown:
         # Reported by the command's own parser, so the error can say how to pass text starting with '-'.
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -18,8 +18,6 @@ from ..ops.hybrid import MODES
 from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
 from ..ops.results import GrepLine, GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
 from ..syntax import CLI
-from ..tools.instructions import claude_md
-from ..tools.schemas import TOOLS, openai_tools
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 
 Handler = Callable[[Ops, argparse.Namespace], Any]
@@ -99,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print the instructions that tell a model to pull (index, search, then read and cite) "
         "instead of guessing; append them to a project's CLAUDE.md: contextpull claude-md >> CLAUDE.md",
     )
-    claude.set_defaults(func=lambda args: _write(claude_md()))
+    claude.set_defaults(func=_claude_md)
 
 
 def _store_command(
@@ -171,7 +169,15 @@ def _write_chunks(ops: Ops, out: Any) -> int:
 
 
 def _tools_json(args: argparse.Namespace) -> int:
+    from ..tools.schemas import TOOLS, openai_tools  # here: the other commands need no schemas
+
     return _write(json.dumps(TOOLS if args.format == "anthropic" else openai_tools(), indent=2, ensure_ascii=False))
+
+
+def _claude_md(args: argparse.Namespace) -> int:
+    from ..tools.instructions import claude_md
+
+    return _write(claude_md())
 
 
 def _write(text: str) -> int:

@@ -13,7 +13,6 @@ verbatim; ``grep`` finds exact strings. Ids are ``path#ordinal``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
@@ -237,16 +236,17 @@ class Ops(Closeable):
     def read(self, id: str, context: int = 0) -> ReadResult:
         """The section ``id`` verbatim, with up to ``context`` sections either side."""
         context = _bounded_int("context", context, CONTEXT)
-        with self.store.snapshot():
-            doc, ordinal, count = self._locate(id)
-            rows = self.store.sections_between(doc, ordinal - context, ordinal + context)
-        views = {row.ordinal: _view(row, context=row.ordinal != ordinal) for row in rows}
+        # One statement reads the count and the rows, so no transaction is needed around it.
+        doc, ordinal, count, rows = self._window(id, context, context)
+        # Rows come in document order, one per ordinal.
+        views = [_view(row, context=row.ordinal != ordinal) for row in rows]
+        at = ordinal - rows[0].ordinal
         return ReadResult(
-            section=views[ordinal],
+            section=views[at],
             prev_id=section_id(doc, ordinal - 1) if ordinal > 0 else None,
             next_id=section_id(doc, ordinal + 1) if ordinal + 1 < count else None,
-            before=tuple(views[o] for o in sorted(views) if o < ordinal),
-            after=tuple(views[o] for o in sorted(views) if o > ordinal),
+            before=tuple(views[:at]),
+            after=tuple(views[at + 1 :]),
         )
 
     # --- neighbours ----------------------------------------------------------
@@ -255,15 +255,17 @@ class Ops(Closeable):
         before = _bounded_int("before", before, CONTEXT)
         after = _bounded_int("after", after, CONTEXT)
         store = self.store
-        with store.snapshot():
-            doc, ordinal, _ = self._locate(id)
-            rows = store.sections_between(doc, ordinal - before, ordinal + after)
-            target = next(row for row in rows if row.ordinal == ordinal)
-            header_rows = (
-                store.sections_between(doc, target.header_ordinal, target.header_ordinal)
-                if target.header_ordinal is not None
-                else []
-            )
+        # Most sections continue no table: then the window is one statement and needs no
+        # transaction. A continuation's header is a second read, so both are read again in one.
+        doc, ordinal, _, rows = self._window(id, before, after)
+        header_rows: list[queries.SectionRow] = []
+        if next(row for row in rows if row.ordinal == ordinal).header_ordinal is not None:
+            with store.snapshot():
+                doc, ordinal, _, rows = self._window(id, before, after)
+                header_ordinal = next(row for row in rows if row.ordinal == ordinal).header_ordinal
+                if header_ordinal is not None:
+                    header_rows = store.sections_between(doc, header_ordinal, header_ordinal)
+        target = next(row for row in rows if row.ordinal == ordinal)
         return NeighboursResult(
             id=target.sid,
             before=tuple(_view(row) for row in rows if row.ordinal < ordinal),
@@ -356,8 +358,9 @@ class Ops(Closeable):
         shown = ", ".join(tops[:_TOP_LEVEL_SHOWN]) + (", …" if len(tops) > _TOP_LEVEL_SHOWN else "")
         return BadFilter(message, f"use a path or glob such as `guides/*` or `guides`; top-level paths: {shown}")
 
-    def _locate(self, sid: str) -> tuple[str, int, int]:
-        """``(doc, ordinal, section count)`` for an existing section id; raises :class:`UnknownSection`."""
+    def _window(self, sid: str, before: int, after: int) -> tuple[str, int, int, list[queries.SectionRow]]:
+        """``(doc, ordinal, section count, rows)`` for an existing section id, the rows from
+        ``before`` sections before it to ``after`` after it; raises :class:`UnknownSection`."""
         _text("id", sid, ID_LENGTH)
         try:
             doc, ordinal = split_section_id(sid.strip())
@@ -366,14 +369,16 @@ class Ops(Closeable):
                 f"{sid!r} is not a section id (ids look like guides/install.md#3)",
                 "search first and use an id from its results",
             ) from None
-        count = self.store.section_count(doc)
+        count, rows = self.store.section_window(doc, ordinal - before, ordinal + after)
         if count is not None and ordinal < count:
-            return doc, ordinal, count
+            return doc, ordinal, count, rows
         if count is not None:
             raise UnknownSection(
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
                 f"read {section_id(doc, count - 1)} for its last section, or search within it with {self.syntax.narrow(doc)}",
             )
+        import difflib  # only for an unknown id: kept off the import path of every command
+
         close = difflib.get_close_matches(doc, self.store.document_paths(), n=3)
         suggestion = (
             "did you mean " + " or ".join(section_id(path, 0) for path in close) + "? Or search first"

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import TracebackType
 
 from .damage import corrupt
 
@@ -57,6 +58,13 @@ class RankedRow:
     score: float
 
 
+@lru_cache(maxsize=4096)
+def _heading_path(stored: str) -> tuple[str, ...]:
+    """A stored heading path (a JSON array) as a tuple; cached, as a document's sections share a few
+    paths, and bounded, so a long-running server does not grow with the corpus (issue 14)."""
+    return tuple(json.loads(stored))
+
+
 def _row(values: Sequence[object]) -> SectionRow:
     rowid, sid, path, ordinal, heading_path, kind, first_page, last_page, *rest = values
     return SectionRow(
@@ -64,31 +72,44 @@ def _row(values: Sequence[object]) -> SectionRow:
         str(sid),
         str(path),
         int(ordinal),  # type: ignore[call-overload]
-        tuple(json.loads(str(heading_path))),
+        _heading_path(str(heading_path)),
         str(kind),
         (int(first_page), int(last_page)) if first_page is not None else None,  # type: ignore[call-overload]
         *rest,  # type: ignore[arg-type]
     )
 
 
-@contextmanager
-def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+class snapshot:  # lower case: used as a function, ``with snapshot(conn):``
     """Hold one read transaction so several queries see the same store state.
 
     Nested use joins the outer snapshot. The transaction only reads, so it is
     always rolled back. SQLite errors inside (a damaged page) surface as
     :class:`~contextpull.errors.StoreCorrupt`, the one error every surface shows.
+    A class rather than a ``@contextmanager`` generator: every operation opens
+    one, and the generator machinery cost more than the two statements (issue 14).
     """
-    if conn.in_transaction:
-        yield conn
-        return
-    conn.execute("BEGIN")
-    try:
-        yield conn
-    except sqlite3.DatabaseError as err:
-        raise corrupt(_database_file(conn), err) from None
-    finally:
-        conn.execute("ROLLBACK")
+
+    __slots__ = ("_conn", "_owner")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._owner = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN")
+            self._owner = True
+        return self._conn
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        if not self._owner:
+            return
+        self._owner = False
+        try:
+            if isinstance(err, sqlite3.DatabaseError):
+                raise corrupt(_database_file(self._conn), err) from None
+        finally:
+            self._conn.execute("ROLLBACK")
 
 
 def _database_file(conn: sqlite3.Connection) -> str:
@@ -348,6 +369,29 @@ def sections_between(conn: sqlite3.Connection, path: str, first: int, last: int)
         ORDER BY s.ordinal
     """
     return [_row(values) for values in conn.execute(sql, (path, first, last))]
+
+
+_WINDOW = (
+    f"SELECT d.section_count, {_SECTION_COLUMNS} FROM documents d"
+    " LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ? WHERE d.path = ? ORDER BY s.ordinal"
+)
+
+
+def section_window(conn: sqlite3.Connection, path: str, first: int, last: int) -> tuple[int | None, list[SectionRow]]:
+    """The section count of the document at ``path`` (``None`` if there is none) and its sections
+    with ``first <= ordinal <= last``, in order.
+
+    One statement, so one consistent read without a transaction around it:
+    ``read`` needs nothing else, and a statement and a transaction fewer
+    were most of its cost beside the previous implementation (issue 14).
+    """
+    try:
+        rows = conn.execute(_WINDOW, (first, last, path)).fetchall()
+    except sqlite3.DatabaseError as err:
+        raise corrupt(_database_file(conn), err) from None
+    if not rows:
+        return None, []
+    return int(rows[0][0]), [_row(values[1:]) for values in rows if values[1] is not None]
 
 
 def section_count(conn: sqlite3.Connection, path: str) -> int | None:
