@@ -102,39 +102,52 @@ def tokens(text: str) -> list[str]:
 
 def index_terms(text: str) -> list[str]:
     """Every term a piece of stored text is findable by, in text order."""
-    return list(chain.from_iterable(map(_chunk_terms, text.split())))
+    return list(chain.from_iterable(_chunk(c)[0] for c in text.split()))
 
 
 def index_text(text: str) -> str:
     """The analysed form stored in the FTS5 index for ``text``."""
-    return " ".join(index_terms(text))
+    return " ".join(chain.from_iterable(_chunk(c)[0] for c in text.split()))
 
 
 def identifiers(text: str) -> list[str]:
     """The identifiers of ``text``, whole and case-folded, in text order (with repeats)."""
-    return list(chain.from_iterable(map(_chunk_identifiers, text.split())))
+    return list(chain.from_iterable(_chunk(c)[1] for c in text.split()))
 
 
-@lru_cache(maxsize=1 << 17)
-def _chunk_terms(chunk: str) -> tuple[str, ...]:
-    # Cached per whitespace-free chunk: prose repeats its chunks far more than
-    # the regex costs. Tokens never contain whitespace, and whitespace passes
-    # the token's look-behind just as the start of a chunk does (the possessive
-    # rule looks only at word characters), so analysing chunk by chunk gives
-    # exactly the terms of the whole text.
-    return tuple(term for token in tokens(chunk) for term in _token_terms(token))
+def index_text_and_identifiers(text: str) -> tuple[str, list[str]]:
+    """``(index_text(text), identifiers(text))`` in one pass: ingest needs both of every section body."""
+    chunks = [_chunk(c) for c in text.split()]
+    return " ".join(chain.from_iterable(c[0] for c in chunks)), list(chain.from_iterable(c[1] for c in chunks))
 
 
-@lru_cache(maxsize=1 << 16)
-def _chunk_identifiers(chunk: str) -> tuple[str, ...]:
-    return tuple(token.casefold() for token in tokens(chunk) if _is_identifier(token))
+#: entries per analysis cache: 16k cost no CPU against 128k on the four shared corpora and a 20k-section
+#: synthetic one (issue 14), and keep each ingest worker's caches to a few MB instead of tens at 100k sections
+_CACHE = 1 << 14
+
+
+@lru_cache(maxsize=_CACHE)
+def _chunk(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms and the identifiers of one whitespace-free chunk, tokenised once for both.
+
+    Cached per chunk: prose repeats its chunks far more than the regex costs.
+    Tokens never contain whitespace, and whitespace passes the token's
+    look-behind just as the start of a chunk does (the possessive rule looks
+    only at word characters), so analysing chunk by chunk gives exactly the
+    terms of the whole text.
+    """
+    raw = tokens(chunk)
+    return (
+        tuple(term for token in raw for term in _token_terms(token)),
+        tuple(token.casefold() for token in raw if _is_identifier(token)),
+    )
 
 
 def _is_identifier(raw: str) -> bool:
     return is_compound(raw) or bool(_camel_pieces(raw))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=_CACHE)
 def _token_terms(raw: str) -> tuple[str, ...]:
     # Cached: ingest analyses every token of the corpus and vocabularies repeat.
     token = raw.casefold()
