@@ -121,9 +121,11 @@ def index_text_and_identifiers(text: str) -> tuple[str, list[str]]:
     return " ".join(chain.from_iterable(c[0] for c in chunks)), list(chain.from_iterable(c[1] for c in chunks))
 
 
-#: entries per analysis cache: 16k cost no CPU against 128k on the four shared corpora and a 20k-section
-#: synthetic one (issue 14), and keep each ingest worker's caches to a few MB instead of tens at 100k sections
-_CACHE = 1 << 14
+#: entries per analysis cache. Measured on the four shared corpora's 6,729 sections (issue 14): 128k
+#: and 16k entries cost the same CPU, 8k about 7 % more term-analysis CPU, 4k 20 % more; a 100k-section
+#: synthetic corpus saw no difference. 8k holds about 10 MB per process (16k: 17 MB, and each ingest
+#: worker has its own), which keeps a default two-worker ingest under 150 MB.
+_CACHE = 1 << 13
 
 
 @lru_cache(maxsize=_CACHE)
@@ -136,20 +138,27 @@ def _chunk(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     only at word characters), so analysing chunk by chunk gives exactly the
     terms of the whole text.
     """
-    raw = tokens(chunk)
+    analysed = [_token(raw) for raw in tokens(chunk)]
     return (
-        tuple(term for token in raw for term in _token_terms(token)),
-        tuple(token.casefold() for token in raw if _is_identifier(token)),
+        tuple(term for terms, _ in analysed for term in terms),
+        tuple(ident for _, ident in analysed if ident is not None),
     )
+
+
+@lru_cache(maxsize=_CACHE)
+def _token(raw: str) -> tuple[tuple[str, ...], str | None]:
+    """A token's terms, and the token case-folded when it is an identifier (else None).
+
+    Cached: ingest analyses every token of the corpus and vocabularies repeat.
+    """
+    return _token_terms(raw), raw.casefold() if _is_identifier(raw) else None
 
 
 def _is_identifier(raw: str) -> bool:
     return is_compound(raw) or bool(_camel_pieces(raw))
 
 
-@lru_cache(maxsize=_CACHE)
 def _token_terms(raw: str) -> tuple[str, ...]:
-    # Cached: ingest analyses every token of the corpus and vocabularies repeat.
     token = raw.casefold()
     camel = _camel_pieces(raw)
     if not is_compound(token):

@@ -12,14 +12,13 @@ caller, which may have threads (a progress bar, a server).
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import threading
 import time
 from collections import deque
 from collections.abc import Generator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..parse import formats
 from ..parse.rendering import Unparseable
@@ -29,6 +28,9 @@ from ..settings import SectionSettings
 from .discover import FoundFile
 from .isolate import Isolated
 from .limits import FileSkipped, check_lines, check_sections, deadline, read_file
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -175,14 +177,18 @@ def analyse_all(
         finally:
             close_isolated()
         return
-    batches = [files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK)]
+    # Imported here: a small corpus never starts workers, and these imports are
+    # a fixed cost of every ingest otherwise (about 20 ms).
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # No forkserver preload: a preloaded server holds the whole parsing stack
     # (about 17 MB more resident), and each worker imports it once anyway.
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),))
     pending: deque[Future[list[Analysed]]] = deque()
     try:
-        queued = iter(batches)
+        queued = (files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK))
         for batch in queued:
             pending.append(pool.submit(_analyse_batch, batch, settings))
             if len(pending) >= workers * _TASKS_IN_FLIGHT_PER_WORKER:
