@@ -19,7 +19,6 @@ printed with the table.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -101,23 +100,6 @@ def _ensure_previous(cache: Path) -> Path:
     return python
 
 
-def _compile_ours() -> None:
-    """Write our bytecode once, as a wheel install does.
-
-    An editable install under ``PYTHONDONTWRITEBYTECODE`` (set on the shared
-    machine) would otherwise compile every module in every timed run, while
-    the previous implementation, installed from a wheel, has its ``.pyc``
-    files: about 80 ms of CPU that is not ours to count.
-    """
-    for name in ("contextpull", "mdinline", "pullvec"):
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            for folder in spec.submodule_search_locations:
-                subprocess.run(
-                    [sys.executable, "-m", "compileall", "-q", folder], check=True, stdout=subprocess.DEVNULL
-                )
-
-
 def _tree_rss_mb(root: int) -> float:
     """Resident memory of ``root`` and all its descendants (Linux /proc)."""
     children: dict[int, list[int]] = {}
@@ -183,7 +165,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
     previous = _ensure_previous(args.cache)
-    _compile_ours()
     ours = Path(sys.executable)
     pythons = {"ours": ours, "previous": previous}
     clis = {name: [str(py.parent / "contextpull")] for name, py in pythons.items()}
