@@ -108,3 +108,19 @@ def test_stopwords_are_marked_and_dropped_from_the_content() -> None:
     assert [p.term for p in query.content] == ["weight", "lt-1200"]
     assert [p.term for p in analyse_query("what is the").content] == ["what", "is", "the"]
     assert analyse_query("!!! ?").parts == ()
+
+
+def test_compiled_stemmer_agrees_with_the_pure_python_one() -> None:
+    """PyStemmer (a dependency, for speed) must stem exactly like snowballstemmer's own Python code:
+    a store's terms must not depend on which of the two a machine loaded."""
+    import re
+    from pathlib import Path
+
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    pure = EnglishStemmer()
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    words = {w.casefold() for p in docs.rglob("*.md") for w in re.findall(r"[^\W\d_]{3,}", p.read_text("utf-8"))}
+    words |= {"analysis", "was", "dependencies", "generously", "naïvety", "ﬁles", "straße", "caresses", "skies"}
+    assert len(words) > 1000
+    assert {w: stem(w) for w in words} == {w: pure.stemWord(w) if w.isalpha() else w for w in words}

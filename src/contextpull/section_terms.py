@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from .records import HEADING_SEPARATOR
-from .terms import identifiers, index_text
+from .terms import index_text, index_text_and_identifiers
 
 
 class SearchFields(NamedTuple):
@@ -41,11 +41,15 @@ def search_fields(
     """
     heading = HEADING_SEPARATOR.join(heading_path)
     body = f"{table_header}{text}" if table_header else text
+    # One pass per field for terms and identifiers alike; the identifiers of
+    # "heading\nbody" are the heading's then the body's (whitespace splits them).
+    heading_terms, heading_ids = index_text_and_identifiers(heading)
+    body_terms, body_ids = index_text_and_identifiers(body)
     return SearchFields(
-        index_text(heading),
+        heading_terms,
         index_text(f"{title}\n{path}"),
-        " ".join(identifiers(heading + "\n" + body)),
-        index_text(body),
+        " ".join(heading_ids + body_ids),
+        body_terms,
         trigram_text(text),
     )
 

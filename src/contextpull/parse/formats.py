@@ -27,7 +27,6 @@ from ..records import ParsedDocument
 from ..settings import SectionSettings
 from .decode import Undecodable, decode_bytes
 from .rendering import Rendering, Unparseable, pages_of
-from .sections import parse_document
 
 __all__ = [
     "FORMATS",
@@ -134,6 +133,8 @@ def parse_rendering(path: str, rendering: Rendering, settings: SectionSettings, 
     """Section ``rendering`` as Markdown; each section records the pages it spans."""
     if format in _ONE_SECTION_PER_PART:
         settings = replace(settings, min_chars=0)
+    from .sections import parse_document  # the Markdown stack, only where a file is parsed (see parse_bytes)
+
     doc = parse_document(path, rendering.text, settings, format="markdown")
     sections = tuple(replace(s, pages=pages_of(rendering, s.start, s.end)) for s in doc.sections)
     return replace(
@@ -157,4 +158,9 @@ def parse_bytes(path: str, data: bytes, settings: SectionSettings, format: str) 
         text = decode_bytes(data, path)
     except Undecodable as err:
         raise Unparseable(err.reason) from None
+    # Imported here: an ingest's writing process (and the read side) needs this
+    # module's format table but not markdown-it and the sectioner, about 10 MB
+    # resident that each parser process loads for itself.
+    from .sections import parse_document
+
     return parse_document(path, text, settings, format=format)
