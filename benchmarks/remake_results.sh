@@ -14,22 +14,26 @@ BIN=$(dirname "$PYTHON")
 MODEL=${MODEL:-local:qwen2.5-coder-1.5b}
 UV_DOCS=${UV_DOCS:-../shared/corpora/uv-docs}
 WORK=${WORK:-$(mktemp -d)}
+made=""
 
 if [ -n "$(git status --porcelain)" ] && [ "${ALLOW_DIRTY:-0}" != 1 ]; then
     echo "remake_results: the work tree has uncommitted changes; commit them (or ALLOW_DIRTY=1)" >&2
     exit 1
 fi
 
+# Every run starts from the committed tree: the runs write under $WORK and are moved into
+# benchmarks/results only when all are done, so no run records another's output as a modified tree.
 remake() {  # name, corpus, extra bench options...
     name=$1 corpus=$2
     shift 2
-    out=benchmarks/results/$name
+    out=$WORK/results/$name
     rm -rf "$out"
-    echo "== re-making $out ($(date -u +%H:%M))" >&2
+    echo "== re-making $name ($(date -u +%H:%M))" >&2
     "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --model "$MODEL" --pull "$MODEL" \
         --n 25 "$@" --out "$out"
-    echo "== replaying $out without the model" >&2
+    echo "== replaying $name without the model" >&2
     "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --replay "$out" --out "$WORK/$name-replay"
+    made="$made $name"
 }
 
 remake sample-corpus examples/corpus --sample 10
@@ -38,5 +42,9 @@ if [ -d "$UV_DOCS" ]; then
 else
     echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
 fi
+for name in $made; do
+    rm -rf "benchmarks/results/$name"
+    cp -R "$WORK/results/$name" "benchmarks/results/$name"
+done
 "$PYTHON" benchmarks/results_tables.py
 echo "done: review and commit benchmarks/results, README.md and benchmarks/RESULTS.md" >&2
