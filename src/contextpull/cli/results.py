@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     recorded = load_recorded_run(args.folder)
     provenance = recorded_provenance(args.folder) or "the code that wrote it is not recorded beside it"
 
-    table = render_table(recorded)
+    table = "\n".join([render_table(recorded), *leakage_lines(recorded)])
 
     def render(_: Any) -> str:
         lines = [EXPLANATION] if args.explain else []
@@ -62,7 +62,6 @@ def run(args: argparse.Namespace) -> int:
             _against_committed(args.folder / "table.txt", table),
             "",
             table,
-            *leakage_lines(recorded),
         ]
         return "\n".join(lines)
 

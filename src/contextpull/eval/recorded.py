@@ -67,12 +67,13 @@ def _row(row: dict[str, Any], k: int) -> RowResult:
 
 
 def recorded_provenance(folder: Path) -> str:
-    """The line of the folder's README entry (benchmarks/results/README.md) that says which code made it."""
-    readme = folder.parent / "README.md"
-    if not readme.is_file():
+    """Which code made the records, from the run's own ``provenance``; "" for a run made before runs recorded it."""
+    try:
+        recorded = json.loads((folder / "results.json").read_text(encoding="utf-8")).get("provenance") or {}
+    except (OSError, ValueError):
         return ""
-    marker = f"## `{folder.name}/`"
-    text = readme.read_text(encoding="utf-8")
-    section = text.split(marker, 1)[1].split("\n## ", 1)[0] if marker in text else ""
-    paragraph = next((part for part in section.split("\n\n") if part.startswith("Run on ")), "")
-    return " ".join(paragraph.split())
+    if not recorded.get("commit"):
+        return ""
+    clean = recorded.get("clean")
+    tree = "tree state unknown" if clean is None else "clean tree" if clean else "MODIFIED tree"
+    return f"Made at commit {str(recorded['commit'])[:10]} ({tree}), {recorded.get('started', '')}: {recorded.get('command', '')}"
