@@ -78,3 +78,28 @@ def test_a_run_dir_without_a_fingerprint_is_refused(recorded: tuple[Path, Path, 
     _edit_results(run_dir, lambda data: data.pop("behaviour"))
     with pytest.raises(ReplayRefused, match="no behaviour fingerprint"):
         run_bench(BenchOptions(corpus=corpus, replay=run_dir, out=tmp_path / "x", allow_stale=True))
+
+
+def test_a_pull_row_reports_the_agents_time_even_when_its_run_comes_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    options = BenchOptions(corpus=corpus, push=["bm25"], pull=[SPEC], sample=3, n=20, out=tmp_path / "run")
+    with AnthropicFake(script=agent_and_judge) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        first = run_bench(options)
+        made = len(server.requests)
+        again = run_bench(options)
+        assert len(server.requests) == made  # the second bench called no model: every run came from the caches
+
+    def pull_ms(result: Any) -> dict[str, list[float]]:
+        return {row.name: [q.ms for q in row.results] for row in result.run.rows if row.name.startswith("pull,")}
+
+    assert pull_ms(again) == pull_ms(first)
+    read, surfaced = (
+        next(ms for name, ms in pull_ms(first).items() if name.startswith(kind))
+        for kind in ("pull, ids read", "pull, ids surfaced")
+    )
+    assert read == surfaced and all(ms > 0 for ms in read)  # one run, one time, for both rows

@@ -31,6 +31,7 @@ from pushpull.pipeline import (
     spend,
 )
 from pushpull.provenance import provenance
+from pushpull.questions import Question
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
@@ -166,7 +167,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
             seed=options.seed,
             judge=judge,
             meta=meta,
-            finish=lambda run: _finish(run, recorded),
+            finish=lambda run: _finish(run, recorded, rows, evalset.questions),
         )
     finally:
         for row in rows.rows:
@@ -191,11 +192,27 @@ def _open_model(
     return provider
 
 
-def _finish(run: RunResult, recorded: Replay | None) -> None:
-    """Before the files are written: recorded timings in a replay, and the notes under the table."""
+def _finish(run: RunResult, recorded: Replay | None, rows: Rows, questions: Sequence[Question]) -> None:
+    """Before the files are written: the timings (recorded ones in a replay, the agent's own for pull
+    rows otherwise, not the time taken to fetch a run from the cache), and the notes under the table."""
     if recorded is not None:
         replay.use_recorded_timings(run, recorded.recorded)
+    else:
+        _use_agent_timings(run, rows, {question.id: question.q for question in questions})
     run.notes = [*leakage_lines(run), *(recorded.stale_lines() if recorded else [])]
+
+
+def _use_agent_timings(run: RunResult, rows: Rows, text_of: dict[str, str]) -> None:
+    adapters = {row.name: row.adapter for row in rows.rows}
+    for row in run.rows:
+        agent_ms = getattr(adapters.get(row.name), "agent_ms", None)
+        if not callable(agent_ms):
+            continue
+        for result in row.results:
+            ms = agent_ms(text_of.get(result.qid, ""))
+            if ms is not None:
+                result.ms = ms
+        row.summarize()
 
 
 def _check_replay(recorded: Replay, rows: Rows, table: Path) -> None:

@@ -118,6 +118,13 @@ class PullRetriever:
     def retrieve(self, query: str, k: int) -> list[str]:
         return self._finished(query).ranked(self.mode, k)
 
+    def agent_ms(self, query: str) -> float | None:
+        """How long the agent took on ``query`` when its run was made; None before a run, or for a run
+        that failed before timing itself. A run answered from the cache keeps its own time, so a
+        row's ms/query is the agent's, never the cache's, and sibling rows of one run agree."""
+        run = self._runs.done.get(query)
+        return run.wall_s * 1000 if run is not None and run.wall_s > 0 else None
+
     def generate(self, query: str, ids: list[str] | None = None) -> str:
         """The agent's own final answer; ``ids`` is ignored, since the agent chose what to read."""
         return self._finished(query).answer
