@@ -10,7 +10,7 @@ is one more builder in :data:`ROW_BUILDERS`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,21 +195,27 @@ def _open_model(
 def _finish(run: RunResult, recorded: Replay | None, rows: Rows, questions: Sequence[Question]) -> None:
     """Before the files are written: the timings (recorded ones in a replay, the agent's own for pull
     rows otherwise, not the time taken to fetch a run from the cache), and the notes under the table."""
-    if recorded is not None:
-        replay.use_recorded_timings(run, recorded.recorded)
-    else:
-        _use_agent_timings(run, rows, {question.id: question.q for question in questions})
+    _retime(run, replay.recorded_timing(recorded.recorded) if recorded else _agent_timing(rows, questions))
     run.notes = [*leakage_lines(run), *(recorded.stale_lines() if recorded else [])]
 
 
-def _use_agent_timings(run: RunResult, rows: Rows, text_of: dict[str, str]) -> None:
-    adapters = {row.name: row.adapter for row in rows.rows}
+def _agent_timing(rows: Rows, questions: Sequence[Question]) -> Callable[[str, str], float | None]:
+    """``(row name, question id) -> ms`` the agent took, for rows whose adapter knows it (pull rows)."""
+    text_of = {question.id: question.q for question in questions}
+    agent_ms = {row.name: getattr(row.adapter, "agent_ms", None) for row in rows.rows}
+
+    def timing(row: str, qid: str) -> float | None:
+        of_row = agent_ms.get(row)
+        return of_row(text_of.get(qid, "")) if callable(of_row) else None
+
+    return timing
+
+
+def _retime(run: RunResult, timing: Callable[[str, str], float | None]) -> None:
+    """Set each question's ``ms`` to ``timing``'s where it gives one, and summarise the rows again."""
     for row in run.rows:
-        agent_ms = getattr(adapters.get(row.name), "agent_ms", None)
-        if not callable(agent_ms):
-            continue
         for result in row.results:
-            ms = agent_ms(text_of.get(result.qid, ""))
+            ms = timing(row.name, result.qid)
             if ms is not None:
                 result.ms = ms
         row.summarize()

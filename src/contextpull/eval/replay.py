@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pushpull.models.base import Provider
 from pushpull.models.recorded import recorded_provider
-from pushpull.scoring.runner import RunResult
 
 from ..errors import ContextPullError
 from .fingerprint import Fingerprint
@@ -115,14 +115,10 @@ def copy_caches(run_dir: Path, out_dir: Path) -> None:
             shutil.copytree(source, out_dir / name, dirs_exist_ok=True)
 
 
-def use_recorded_timings(run: RunResult, recorded: dict[str, Any]) -> None:
-    """Set each question's ``ms`` to the recorded one: timings are measurements, not replayable."""
+def recorded_timing(recorded: dict[str, Any]) -> Callable[[str, str], float | None]:
+    """``(row name, question id) -> ms`` as the run recorded it: timings are measurements, not replayable."""
     by_row = {row["name"]: {q["qid"]: q.get("ms", 0.0) for q in row.get("questions", [])} for row in recorded["rows"]}
-    for row in run.rows:
-        timings = by_row.get(row.name, {})
-        for result in row.results:
-            result.ms = timings.get(result.qid, result.ms)
-        row.summarize()
+    return lambda row, qid: by_row.get(row, {}).get(qid)
 
 
 def compare_tables(run_dir: Path, written: Path) -> str | None:
