@@ -19,6 +19,10 @@ A container is one block: headings and fences inside it never start a
 section, and it may only be divided at its own paragraph breaks outside
 fenced code. GitHub alerts (``> [!NOTE]``) are block quotes; MDX ``import``
 lines and HTML comment front matter are ordinary blocks.
+
+Plain documents (ATX headings, paragraphs, fenced code and pipe tables only)
+skip markdown-it: :mod:`.markdown_scan` finds the same blocks line by line,
+and both paths build the outline with the same code (issue 14).
 """
 
 from __future__ import annotations
@@ -42,8 +46,9 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdinline import plain_text
 
 from .blocks import Block, BlockKind, Outline, Span, line_offsets, tile
+from .markdown_scan import MAX_FILLED_CELLS, ScannedBlock, cell_count, gfm_table, scan
 
-__all__ = ["outline"]
+__all__ = ["markdown_it_outline", "outline", "scanned_outline"]
 
 
 class _SilentLogger:
@@ -93,11 +98,6 @@ MAX_METADATA_CHARS = 16 * 1024
 #: a front matter title is a name the index shows, never a paragraph
 MAX_TITLE_CHARS = 1000
 
-#: the module, not the function of the same name its package exports
-gfm_table = importlib.import_module("markdown_it.rules_block.table")
-#: markdown-it's cap on cells a table may fill in for short rows (absent before 4.0)
-_MAX_FILLED_CELLS = getattr(gfm_table, "MAX_AUTOCOMPLETED_CELLS", float("inf"))
-
 _GROUP_KIND: dict[str, BlockKind] = {
     "heading_open": "heading",
     "paragraph_open": "paragraph",
@@ -125,7 +125,7 @@ def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: boo
         return False
     if silent:
         return True
-    column_count = _cell_count(mdTrim(gfm_table.getLine(state, start_line)))
+    column_count = cell_count(mdTrim(gfm_table.getLine(state, start_line)))
     old_parent, state.parentType = state.parentType, "table"
     terminators = state.md.block.ruler.getRules("blockquote")
     opening = state.push("table_open", "table", 1)
@@ -137,8 +137,8 @@ def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: boo
         text = mdTrim(gfm_table.getLine(state, line))
         if not text or state.is_code_block(line):
             break
-        filled += column_count - _cell_count(text)
-        if filled > _MAX_FILLED_CELLS:
+        filled += column_count - cell_count(text)
+        if filled > MAX_FILLED_CELLS:
             break
         line += 1
     opening.map = [start_line, line]
@@ -146,14 +146,6 @@ def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: boo
     state.parentType = old_parent
     state.line = line
     return True
-
-
-def _cell_count(row: str) -> int:
-    """Cells in a trimmed table row, as markdown-it counts them (``\\|`` is no divider)."""
-    dividers = row.count("|") - row.count("\\|")
-    leading = row.startswith("|")
-    trailing = row.endswith("|") and not row.endswith("\\|")
-    return dividers + 1 - leading - trailing
 
 
 def _normalize(state: StateCore) -> None:
@@ -172,17 +164,36 @@ _MD.core.ruler.at("normalize", _normalize)
 
 
 def outline(text: str) -> Outline:
-    """The top-level blocks of ``text`` (decoded, newline-normalised Markdown)."""
-    return _Builder(text).build()
+    """The top-level blocks of ``text`` (decoded, newline-normalised Markdown).
+
+    The line scanner first; markdown-it for any document the scanner declines.
+    """
+    scanned = scanned_outline(text)
+    return scanned if scanned is not None else markdown_it_outline(text)
+
+
+def markdown_it_outline(text: str) -> Outline:
+    """The outline from markdown-it's tokens: every document, the reference for the scanner."""
+    return _Builder(text).from_tokens(_MD.parse(text))
+
+
+def scanned_outline(text: str) -> Outline | None:
+    """The outline from :func:`.markdown_scan.scan`, or ``None`` where it declines.
+
+    Also ``None`` when a paragraph opens a container (MkDocs, Docusaurus):
+    containers are built from markdown-it's tokens only.
+    """
+    scanned = scan(text)
+    return None if scanned is None else _Builder(text).from_scan(scanned)
 
 
 class _Builder:
-    """One pass over the top-level token groups of one document."""
+    """One pass over the top-level blocks of one document: markdown-it's token groups or the scanner's blocks."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines, self.offsets = line_offsets(text)
-        self.tokens = _MD.parse(text)
+        self.tokens: list[Token] = []
         self.blocks: list[Block] = []
         self.code: list[Span] = []
         self.tables: list[Span] = []
@@ -191,7 +202,22 @@ class _Builder:
         self.lead = ""
         self._docusaurus_closers: dict[int, int] | None = None
 
-    def build(self) -> Outline:
+    def from_scan(self, scanned: list[ScannedBlock]) -> Outline | None:
+        for block in scanned:
+            if block.kind == "heading":
+                self._heading(block.begin, block.end, block.level, block.content)
+            elif block.kind == "table":
+                self._table(block.begin, block.end)
+            elif block.kind == "code":
+                self._code(block.begin, block.end, indented=False)
+            elif self._opens_container(block.begin):
+                return None
+            else:
+                self._paragraph(block.begin, block.end)
+        return self._outline()
+
+    def from_tokens(self, tokens: list[Token]) -> Outline:
+        self.tokens = tokens
         groups = list(self._groups())
         index = 0
         while index < len(groups):
@@ -207,6 +233,9 @@ class _Builder:
                 container_end = max(container_end, (self.tokens[groups[index][0]].map or (0, 0))[1])
                 index += 1
             self._add_container(line, container_end)
+        return self._outline()
+
+    def _outline(self) -> Outline:
         return Outline(
             blocks=tile(self.blocks, self.text),
             code=tuple(self.code),
@@ -240,22 +269,16 @@ class _Builder:
         if token.map is None:
             return
         kind = _GROUP_KIND.get(token.type, "other")
+        begin, stop = token.map
         start, end = self._span(token)
         if kind == "heading":
-            self.blocks.append(
-                Block(start, end, "heading", int(token.tag[1]), plain_text(self.tokens[first + 1].content))
-            )
+            self._heading(begin, stop, int(token.tag[1]), self.tokens[first + 1].content)
         elif kind == "table":
-            begin, stop = token.map
-            self.tables.append((start, end))
-            header_end = self.offsets[begin + 2]
-            cuts = tuple(self.offsets[k] for k in range(begin + 3, stop))
-            self.blocks.append(Block(start, end, "table", cuts=cuts, header_end=header_end))
+            self._table(begin, stop)
         elif kind == "code":
-            self.code.append((start, end))
-            indented = token.type == "code_block"
-            cuts = tuple(self.offsets[k] for k in range(token.map[0] + 1, token.map[1])) if indented else ()
-            self.blocks.append(Block(start, end, "code", cuts=cuts))
+            self._code(begin, stop, indented=token.type == "code_block")
+        elif kind == "paragraph":
+            self._paragraph(begin, stop)  # its one inner token, the inline, gives no cut
         elif kind == "front_matter":
             self._front_matter(token.content)
             self.blocks.append(Block(start, end, "front_matter"))
@@ -268,14 +291,36 @@ class _Builder:
                     inner_cuts.append(self.offsets[inner.map[0]])
                 if inner.type in ("fence", "code_block"):
                     self.code.append(self._span(inner))
-            if kind == "paragraph" and not self.lead:
-                self._maybe_lead(start, end)
             self.blocks.append(Block(start, end, kind, cuts=tuple(sorted(set(inner_cuts)))))
 
-    def _maybe_lead(self, start: int, end: int) -> None:
-        source = self.text[start:end]
-        if not _MDX_STATEMENT.match(source) and plain_text(source):
-            self.lead = source
+    def _heading(self, begin: int, stop: int, level: int, content: str) -> None:
+        self.blocks.append(Block(self.offsets[begin], self.offsets[stop], "heading", level, plain_text(content)))
+
+    def _table(self, begin: int, stop: int) -> None:
+        start, end = self.offsets[begin], self.offsets[stop]
+        self.tables.append((start, end))
+        cuts = tuple(self.offsets[begin + 3 : stop])
+        self.blocks.append(Block(start, end, "table", cuts=cuts, header_end=self.offsets[begin + 2]))
+
+    def _code(self, begin: int, stop: int, *, indented: bool) -> None:
+        """A code block; indented code may be divided between its lines, a fence never."""
+        start, end = self.offsets[begin], self.offsets[stop]
+        self.code.append((start, end))
+        cuts = tuple(self.offsets[begin + 1 : stop]) if indented else ()
+        self.blocks.append(Block(start, end, "code", cuts=cuts))
+
+    def _paragraph(self, begin: int, stop: int) -> None:
+        start, end = self.offsets[begin], self.offsets[stop]
+        if not self.lead:
+            source = self.text[start:end]
+            if not _MDX_STATEMENT.match(source) and plain_text(source):
+                self.lead = source
+        self.blocks.append(Block(start, end, "paragraph"))
+
+    def _opens_container(self, line: int) -> bool:
+        """Whether a paragraph starting at ``line`` may open a container (see :meth:`_container_end`)."""
+        first = self.lines[line]
+        return bool(_MKDOCS_MARKER.match(first) or _DOCUSAURUS_OPEN.match(first))
 
     def _container_end(self, token: Token) -> int | None:
         """The line after a container that starts at this paragraph, or None."""
