@@ -186,6 +186,14 @@ def test_a_plain_document_takes_the_scanner() -> None:
     assert [text[c : c + 5] for c in table.cuts] == ["| b \\"]
 
 
+def test_an_unclosed_colon_line_is_a_paragraph_on_both_paths() -> None:
+    """mkdocstrings stubs (``::: pkg.Name``) look like a Docusaurus opener but open no container."""
+    text = "# Aliases\n\n::: pydantic.aliases\n"
+    scanned = scanned_outline(text)
+    assert scanned is not None and scanned == markdown_it_outline(text)
+    assert [b.kind for b in scanned.blocks] == ["heading", "paragraph"]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -194,6 +194,7 @@ class _Builder:
         self.text = text
         self.lines, self.offsets = line_offsets(text)
         self.tokens: list[Token] = []
+        self.scanned: list[ScannedBlock] | None = None
         self.blocks: list[Block] = []
         self.code: list[Span] = []
         self.tables: list[Span] = []
@@ -203,6 +204,7 @@ class _Builder:
         self._docusaurus_closers: dict[int, int] | None = None
 
     def from_scan(self, scanned: list[ScannedBlock]) -> Outline | None:
+        self.scanned = scanned
         for block in scanned:
             if block.kind == "heading":
                 self._heading(block.begin, block.end, block.level, block.content)
@@ -210,7 +212,7 @@ class _Builder:
                 self._table(block.begin, block.end)
             elif block.kind == "code":
                 self._code(block.begin, block.end, indented=False)
-            elif self._opens_container(block.begin):
+            elif self._container_end(block.begin, block.end) is not None:
                 return None
             else:
                 self._paragraph(block.begin, block.end)
@@ -224,7 +226,7 @@ class _Builder:
             first, last = groups[index]
             token = self.tokens[first]
             line = token.map[0] if token.map else 0
-            container_end = self._container_end(token) if token.type == "paragraph_open" else None
+            container_end = self._container_end(*token.map) if token.type == "paragraph_open" and token.map else None
             if container_end is None:
                 self._add_group(first, last)
                 index += 1
@@ -317,14 +319,8 @@ class _Builder:
                 self.lead = source
         self.blocks.append(Block(start, end, "paragraph"))
 
-    def _opens_container(self, line: int) -> bool:
-        """Whether a paragraph starting at ``line`` may open a container (see :meth:`_container_end`)."""
-        first = self.lines[line]
-        return bool(_MKDOCS_MARKER.match(first) or _DOCUSAURUS_OPEN.match(first))
-
-    def _container_end(self, token: Token) -> int | None:
-        """The line after a container that starts at this paragraph, or None."""
-        begin, end = token.map or (0, 0)
+    def _container_end(self, begin: int, end: int) -> int | None:
+        """The line after a container that starts at the paragraph on lines ``[begin, end)``, or None."""
         first = self.lines[begin]
         if _MKDOCS_MARKER.match(first):
             last = begin
@@ -354,12 +350,7 @@ class _Builder:
         count, so a stack per count pairs them all at once: scanning forward
         from each opener instead was quadratic in a file of unclosed openers.
         """
-        fence_lines = {
-            number
-            for t in self.tokens
-            if t.type in ("fence", "code_block") and t.map
-            for number in range(t.map[0], t.map[1])
-        }
+        fence_lines = {number for begin, end in self._code_lines() for number in range(begin, end)}
         open_at: dict[int, list[int]] = {}
         closers: dict[int, int] = {}
         for number, line in enumerate(self.lines):
@@ -373,6 +364,12 @@ class _Builder:
             if closed and open_at.get(len(closed.group(1))):
                 closers[open_at[len(closed.group(1))].pop()] = number
         return closers
+
+    def _code_lines(self) -> list[tuple[int, int]]:
+        """Line ranges of code blocks, nested ones included: the scanner's, or markdown-it's."""
+        if self.scanned is not None:
+            return [(block.begin, block.end) for block in self.scanned if block.kind == "code"]
+        return [(t.map[0], t.map[1]) for t in self.tokens if t.type in ("fence", "code_block") and t.map]
 
     def _add_container(self, begin: int, end: int) -> None:
         """A container block over lines ``[begin, end)``: cuts at its paragraph breaks."""
