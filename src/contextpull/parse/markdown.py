@@ -204,6 +204,7 @@ class _Builder:
         self._docusaurus_closers: dict[int, int] | None = None
 
     def from_scan(self, scanned: list[ScannedBlock]) -> Outline | None:
+        """The outline of the scanner's blocks; ``None`` if a paragraph opens a container."""
         self.scanned = scanned
         for block in scanned:
             if block.kind == "heading":
@@ -219,6 +220,7 @@ class _Builder:
         return self._outline()
 
     def from_tokens(self, tokens: list[Token]) -> Outline:
+        """The outline of markdown-it's tokens, containers merged from the groups they span."""
         self.tokens = tokens
         groups = list(self._groups())
         index = 0
@@ -312,6 +314,7 @@ class _Builder:
         self.blocks.append(Block(start, end, "code", cuts=cuts))
 
     def _paragraph(self, begin: int, stop: int) -> None:
+        """A paragraph; the first with prose (not an MDX statement) is the lead the offline summary uses."""
         start, end = self.offsets[begin], self.offsets[stop]
         if not self.lead:
             source = self.text[start:end]
