@@ -136,8 +136,10 @@ _IDENTIFIERS = itemgetter(1)
 
 #: entries per analysis cache. Measured on the four shared corpora's 6,729 sections (issue 14): 128k
 #: and 16k entries cost the same CPU, 8k about 7 % more term-analysis CPU, 4k 20 % more; a 100k-section
-#: synthetic corpus saw no difference. 8k holds about 10 MB per process (16k: 17 MB, and each ingest
-#: worker has its own), which keeps a default two-worker ingest under 150 MB.
+#: synthetic corpus saw no difference. Each ingest worker has its own; with entries held as ready
+#: strings (a one-word chunk sharing its token's entry), 8k of each take about 4 MB per worker
+#: (tracemalloc, 100k-section synthetic corpus; 6.6 MB as tuples of terms), and a default
+#: two-worker ingest of that corpus peaks at 144 MB for all processes (150 MB before).
 _CACHE = 1 << 13
 
 
@@ -155,19 +157,18 @@ def _chunk(chunk: str) -> tuple[str, str]:
     terms of the whole text.
     """
     analysed = [_token(raw) for raw in tokens(chunk)]
-    return (
-        "".join(f"{term} " for terms, _ in analysed for term in terms),
-        "".join(f"{ident} " for _, ident in analysed if ident is not None),
-    )
+    if len(analysed) == 1:
+        return analysed[0]  # the usual chunk, one word: share the token's entry rather than copy it
+    return "".join(map(_TERMS, analysed)), "".join(map(_IDENTIFIERS, analysed))
 
 
 @lru_cache(maxsize=_CACHE)
-def _token(raw: str) -> tuple[tuple[str, ...], str | None]:
-    """A token's terms, and the token case-folded when it is an identifier (else None).
+def _token(raw: str) -> tuple[str, str]:
+    """A token's terms, and the token case-folded when it is an identifier, each as :func:`_chunk` gives them.
 
     Cached: ingest analyses every token of the corpus and vocabularies repeat.
     """
-    return _token_terms(raw), raw.casefold() if _is_identifier(raw) else None
+    return "".join(f"{term} " for term in _token_terms(raw)), f"{raw.casefold()} " if _is_identifier(raw) else ""
 
 
 def _is_identifier(raw: str) -> bool:
