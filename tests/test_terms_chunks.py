@@ -8,7 +8,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextpull.terms import _token_terms, index_terms, index_text, tokens
+from contextpull.terms import _is_identifier, _token_terms, index_terms, index_text, index_text_and_identifiers, tokens
 
 #: word characters, the token joiners, edge punctuation and every kind of whitespace
 ALPHABET = st.sampled_from(
@@ -27,6 +27,8 @@ def reference_terms(text: str) -> list[str]:
 def test_chunked_analysis_equals_the_whole_text_regex(text: str) -> None:
     assert index_terms(text) == reference_terms(text)
     assert index_text(text) == " ".join(reference_terms(text))
+    identifiers = [token.casefold() for token in tokens(text) if _is_identifier(token)]
+    assert index_text_and_identifiers(text) == (" ".join(reference_terms(text)), " ".join(identifiers))
 
 
 def test_identifiers_and_sentence_ends() -> None:

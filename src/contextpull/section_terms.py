@@ -48,7 +48,7 @@ def search_fields(
     return SearchFields(
         heading_terms,
         index_text(f"{title}\n{path}"),
-        " ".join(heading_ids + body_ids),
+        f"{heading_ids} {body_ids}" if heading_ids and body_ids else heading_ids or body_ids,
         body_terms,
         trigram_text(text),
     )

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 #: what the analysis below indexes; bump it whenever a change alters the terms of any text
@@ -109,36 +109,47 @@ def tokens(text: str) -> list[str]:
 
 def index_terms(text: str) -> list[str]:
     """Every term a piece of stored text is findable by, in text order."""
-    return list(chain.from_iterable(_chunk(c)[0] for c in text.split()))
+    return index_text(text).split()  # terms never hold whitespace
 
 
 def index_text(text: str) -> str:
     """The analysed form stored in the FTS5 index for ``text``."""
-    return " ".join(chain.from_iterable(_chunk(c)[0] for c in text.split()))
+    return "".join(map(_TERMS, map(_chunk, text.split())))[:-1]
 
 
 def identifiers(text: str) -> list[str]:
     """The identifiers of ``text``, whole and case-folded, in text order (with repeats)."""
-    return list(chain.from_iterable(_chunk(c)[1] for c in text.split()))
+    return index_text_and_identifiers(text)[1].split()
 
 
-def index_text_and_identifiers(text: str) -> tuple[str, list[str]]:
-    """``(index_text(text), identifiers(text))`` in one pass: ingest needs both of every section body."""
-    chunks = [_chunk(c) for c in text.split()]
-    return " ".join(chain.from_iterable(c[0] for c in chunks)), list(chain.from_iterable(c[1] for c in chunks))
+def index_text_and_identifiers(text: str) -> tuple[str, str]:
+    """``index_text(text)`` and the identifiers of ``text`` space-separated, in one pass.
 
+    Ingest needs both of every section body, and stores both as text.
+    """
+    chunks = list(map(_chunk, text.split()))
+    return "".join(map(_TERMS, chunks))[:-1], "".join(map(_IDENTIFIERS, chunks))[:-1]
+
+
+_TERMS = itemgetter(0)
+_IDENTIFIERS = itemgetter(1)
 
 #: entries per analysis cache. Measured on the four shared corpora's 6,729 sections (issue 14): 128k
 #: and 16k entries cost the same CPU, 8k about 7 % more term-analysis CPU, 4k 20 % more; a 100k-section
-#: synthetic corpus saw no difference. 8k holds about 10 MB per process (16k: 17 MB, and each ingest
-#: worker has its own), which keeps a default two-worker ingest under 150 MB.
+#: synthetic corpus saw no difference. Each ingest worker has its own; with entries held as ready
+#: strings (a one-word chunk sharing its token's entry), 8k of each take about 4 MB per worker
+#: (tracemalloc, 100k-section synthetic corpus; 6.6 MB as tuples of terms), and a default
+#: two-worker ingest of that corpus peaks at 144 MB for all processes (150 MB before).
 _CACHE = 1 << 13
 
 
 @lru_cache(maxsize=_CACHE)
-def _chunk(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _chunk(chunk: str) -> tuple[str, str]:
     """The terms and the identifiers of one whitespace-free chunk, tokenised once for both.
 
+    Each is ready to concatenate: every term or identifier followed by one
+    space (``""`` when there are none), so a text's analysis is the join of
+    its chunks' without building a list per chunk again for every section.
     Cached per chunk: prose repeats its chunks far more than the regex costs.
     Tokens never contain whitespace, and whitespace passes the token's
     look-behind just as the start of a chunk does (the possessive rule looks
@@ -146,19 +157,18 @@ def _chunk(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     terms of the whole text.
     """
     analysed = [_token(raw) for raw in tokens(chunk)]
-    return (
-        tuple(term for terms, _ in analysed for term in terms),
-        tuple(ident for _, ident in analysed if ident is not None),
-    )
+    if len(analysed) == 1:
+        return analysed[0]  # the usual chunk, one word: share the token's entry rather than copy it
+    return "".join(map(_TERMS, analysed)), "".join(map(_IDENTIFIERS, analysed))
 
 
 @lru_cache(maxsize=_CACHE)
-def _token(raw: str) -> tuple[tuple[str, ...], str | None]:
-    """A token's terms, and the token case-folded when it is an identifier (else None).
+def _token(raw: str) -> tuple[str, str]:
+    """A token's terms, and the token case-folded when it is an identifier, each as :func:`_chunk` gives them.
 
     Cached: ingest analyses every token of the corpus and vocabularies repeat.
     """
-    return _token_terms(raw), raw.casefold() if _is_identifier(raw) else None
+    return "".join(f"{term} " for term in _token_terms(raw)), f"{raw.casefold()} " if _is_identifier(raw) else ""
 
 
 def _is_identifier(raw: str) -> bool:
