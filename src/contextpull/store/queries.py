@@ -176,7 +176,8 @@ class WeightedTerm:
     part as typed, 1 for an identifier it expands to, 2 for one of its word
     pieces; ``scale`` multiplies FTS5's score for the term (turning FTS5's IDF
     into the caller's); ``named`` marks the exact term of an identifier the
-    query names.
+    query names. ``within`` > 0 gates a piece: it counts only in sections
+    that hold its part as typed, which that many sections do.
     """
 
     term: str
@@ -184,6 +185,7 @@ class WeightedTerm:
     group: int
     scale: float
     named: bool = False
+    within: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +196,11 @@ class Relevance:
     score: float
     parts: int
     named: int
+
+
+#: a gated piece is looked up by row id in at most this many sections; beyond, its matches are
+#: scanned and filtered (a look-up costs about as much as scanning a few dozen matches)
+GATE_LOOKUPS = 64
 
 
 def relevance(
@@ -210,25 +217,34 @@ def relevance(
     summed before saturation, which is BM25F. A section's score for one
     query part is the larger of its as-typed-plus-expansions sum and its
     pieces sum (so an identifier counts once, written whole or apart), and
-    its relevance is the sum over parts. Every match of every term is read,
-    so the cost grows with the terms' section counts: callers bound them
-    (:func:`term_counts`). The arithmetic runs inside SQLite.
+    its relevance is the sum over parts. A gated piece (``within``) scores
+    only in sections its part's typed terms matched: with few of them it is
+    looked up there by row id, so its own list is never walked. Every match
+    of every other term is read, so the cost grows with the terms' section
+    counts: callers bound them (:func:`term_counts`). One statement; the
+    arithmetic runs inside SQLite.
     """
     if not terms:
         return []
     join, filter_params = _doc_filter(doc_ids)
     field_weights = [weights[field] for field in SEARCH_FIELDS]
-    arms, params = [], []
+    select = "SELECT ? AS part, ? AS grp, ? AS named, sections_fts.rowid AS rowid, -bm25(sections_fts, ?, ?, ?, ?) * ? AS score FROM sections_fts"
+    arms, gated, params, gated_params = [], [], [], []
     for term in terms:
-        arms.append(
-            "SELECT ? AS part, ? AS grp, ? AS named, sections_fts.rowid AS rowid,"
-            " -bm25(sections_fts, ?, ?, ?, ?) * ? AS score FROM sections_fts"
-            f" {join or 'WHERE'} sections_fts MATCH ?"
-        )
-        params += [term.part, term.group, int(term.named), *field_weights, term.scale, *filter_params]
-        params.append(fts_quote(term.term))
+        values = [term.part, term.group, int(term.named), *field_weights, term.scale]
+        if term.within:
+            # `+rowid` keeps the row id out of FTS5's hands, so the matches are scanned and filtered instead.
+            rowid = "sections_fts.rowid" if term.within <= GATE_LOOKUPS else "+sections_fts.rowid"
+            gated.append(f"{select} WHERE sections_fts MATCH ? AND {rowid} IN (SELECT rowid FROM typed WHERE part = ?)")
+            gated_params += [*values, fts_quote(term.term), term.part]
+        else:
+            arms.append(f"{select} {join or 'WHERE'} sections_fts MATCH ?")
+            params += [*values, *filter_params, fts_quote(term.term)]
+    typed = " UNION ALL ".join(arms)  # a gated piece's typed term is always among them
+    hits = " UNION ALL ".join(["SELECT * FROM typed", *gated])
     sql = f"""
-        WITH hits AS MATERIALIZED ({" UNION ALL ".join(arms)}),
+        WITH typed AS MATERIALIZED ({typed}),
+        hits AS MATERIALIZED ({hits}),
         by_part AS (
             SELECT rowid, part, max(named) AS named,
                    max(sum(CASE WHEN grp < 2 THEN score ELSE 0 END), sum(CASE WHEN grp = 2 THEN score ELSE 0 END)) AS score
@@ -237,7 +253,7 @@ def relevance(
         SELECT rowid, sum(score) AS relevance, count(*), sum(named) FROM by_part
         GROUP BY rowid ORDER BY relevance DESC, rowid LIMIT ?
     """
-    return [Relevance(*row) for row in conn.execute(sql, [*params, limit])]
+    return [Relevance(*row) for row in conn.execute(sql, [*params, *gated_params, limit])]
 
 
 def sampled_best(
