@@ -3,7 +3,9 @@
 1. **Terms.** Each content part of the query (stopwords aside, unless the
    query has nothing else) stands for the index terms of
    ``terms.QueryPart``: a word's stem, an identifier whole and its pieces
-   (the part scores the better of the two, so it counts once); an
+   (the part scores the better of the two, so it counts once; when the
+   index holds the identifier whole, its pieces count only in the sections
+   naming it whole, so ``RARE_KNOB_7`` does not match every ``rare``); an
    identifier the index lacks also for the longer ones it begins
    (``UV_CACHE`` → ``uv_cache_dir``), a prefix (``PIP_*``, ``--no-*``) for
    the indexed terms that begin with it, up to :data:`MAX_EXPANSIONS` of them

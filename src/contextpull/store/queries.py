@@ -314,10 +314,17 @@ def section_total(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row else int(conn.execute("SELECT count(*) FROM sections").fetchone()[0])
 
 
+def _marks(count: int) -> str:
+    """``count`` parameter marks for an ``IN (...)`` list of the few values a query names (a query's
+    terms, a page of hits): binding them directly skips ``json_each``'s encoding and table, about a
+    third of such a look-up (issue 14). Long or caller-sized lists still go through ``json_each``."""
+    return ", ".join("?" * count)
+
+
 def term_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
     """How many sections hold each of ``terms`` (0 for a term the index lacks)."""
-    sql = "SELECT term, sections FROM term_sections WHERE term IN (SELECT value FROM json_each(?))"
-    found = dict(conn.execute(sql, (json.dumps(list(terms)),)).fetchall())
+    sql = f"SELECT term, sections FROM term_sections WHERE term IN ({_marks(len(terms))})"
+    found = dict(conn.execute(sql, terms).fetchall())
     return {term: int(found.get(term, 0)) for term in terms}
 
 
@@ -339,9 +346,9 @@ def ranked_pointers(conn: sqlite3.Connection, scored: Iterable[tuple[int, float]
     scores = dict(scored)
     sql = f"""
         SELECT {_POINTER_COLUMNS}, d.title FROM sections s JOIN documents d ON d.doc_id = s.doc_id
-        WHERE s.id IN (SELECT value FROM json_each(?))
+        WHERE s.id IN ({_marks(len(scores))})
     """
-    rows = {values[0]: values for values in conn.execute(sql, (json.dumps(list(scores)),))}
+    rows = {values[0]: values for values in conn.execute(sql, list(scores))}
     return [RankedRow(_row(rows[rowid][:-1]), str(rows[rowid][-1]), score) for rowid, score in scores.items()]
 
 
@@ -367,9 +374,9 @@ def data_version(conn: sqlite3.Connection) -> int:
 
 def section_texts(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, str]:
     """The raw text of the given sections, by row id (for snippets of returned hits)."""
-    ids = json.dumps(list(rowids))
-    sql = "SELECT id, text FROM sections WHERE id IN (SELECT value FROM json_each(?))"
-    return {rowid: text for rowid, text in conn.execute(sql, (ids,))}
+    ids = list(rowids)
+    sql = f"SELECT id, text FROM sections WHERE id IN ({_marks(len(ids))})"
+    return {rowid: text for rowid, text in conn.execute(sql, ids)}
 
 
 def section_by_sid(conn: sqlite3.Connection, sid: str) -> SectionRow | None:
@@ -388,26 +395,42 @@ def sections_between(conn: sqlite3.Connection, path: str, first: int, last: int)
 
 
 _WINDOW = (
-    f"SELECT d.section_count, {_SECTION_COLUMNS} FROM documents d"
-    " LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ? WHERE d.path = ? ORDER BY s.ordinal"
+    f"SELECT 0, d.section_count, {_SECTION_COLUMNS} FROM documents d"
+    " LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ? WHERE d.path = ?"
+)
+#: the window, then the header section of one of its sections' table (tagged 1; none for most)
+_WINDOW_AND_HEADER = (
+    f"{_WINDOW} UNION ALL SELECT 1, NULL, {_SECTION_COLUMNS} FROM sections s"
+    " WHERE s.path = ? AND s.ordinal = (SELECT header_ordinal FROM sections WHERE path = ? AND ordinal = ?)"
+    " ORDER BY 1, s.ordinal"
 )
 
 
-def section_window(conn: sqlite3.Connection, path: str, first: int, last: int) -> tuple[int | None, list[SectionRow]]:
-    """The section count of the document at ``path`` (``None`` if there is none) and its sections
-    with ``first <= ordinal <= last``, in order.
+def section_window(
+    conn: sqlite3.Connection, path: str, first: int, last: int, header_of: int | None = None
+) -> tuple[int | None, list[SectionRow], SectionRow | None]:
+    """The section count of the document at ``path`` (``None`` if there is none), its sections
+    with ``first <= ordinal <= last`` in order, and with ``header_of`` the header section of
+    the table that section ``header_of`` continues (``None`` when it continues none).
 
     One statement, so one consistent read without a transaction around it:
-    ``read`` needs nothing else, and a statement and a transaction fewer
-    were most of its cost beside the previous implementation (issue 14).
+    ``read`` and ``neighbours`` need nothing else, and a statement and a
+    transaction fewer were most of their cost beside the previous
+    implementation (issue 14).
     """
+    sql, params = _WINDOW + " ORDER BY s.ordinal", [first, last, path]
+    if header_of is not None:
+        sql, params = _WINDOW_AND_HEADER, [*params, path, path, header_of]
     try:
-        rows = conn.execute(_WINDOW, (first, last, path)).fetchall()
+        rows = conn.execute(sql, params).fetchall()
     except sqlite3.DatabaseError as err:
         raise corrupt(_database_file(conn), err) from None
-    if not rows:
-        return None, []
-    return int(rows[0][0]), [_row(values[1:]) for values in rows if values[1] is not None]
+    window = [values for values in rows if not values[0]]
+    if not window:
+        return None, [], None
+    header = [_row(values[2:]) for values in rows if values[0]]
+    sections = [_row(values[2:]) for values in window if values[2] is not None]
+    return int(window[0][1]), sections, header[0] if header else None
 
 
 def section_count(conn: sqlite3.Connection, path: str) -> int | None:
