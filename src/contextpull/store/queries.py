@@ -398,7 +398,8 @@ _WINDOW = (
     f"SELECT 0, d.section_count, {_SECTION_COLUMNS} FROM documents d"
     " LEFT JOIN sections s ON s.path = d.path AND s.ordinal BETWEEN ? AND ? WHERE d.path = ?"
 )
-#: the window, then the header section of one of its sections' table (tagged 1; none for most)
+_WINDOW_ONLY = _WINDOW + " ORDER BY s.ordinal"
+#: the window, then (tagged 1, so last) the header section of the table one of its sections continues
 _WINDOW_AND_HEADER = (
     f"{_WINDOW} UNION ALL SELECT 1, NULL, {_SECTION_COLUMNS} FROM sections s"
     " WHERE s.path = ? AND s.ordinal = (SELECT header_ordinal FROM sections WHERE path = ? AND ordinal = ?)"
@@ -418,19 +419,17 @@ def section_window(
     transaction fewer were most of their cost beside the previous
     implementation (issue 14).
     """
-    sql, params = _WINDOW + " ORDER BY s.ordinal", [first, last, path]
-    if header_of is not None:
-        sql, params = _WINDOW_AND_HEADER, [*params, path, path, header_of]
     try:
-        rows = conn.execute(sql, params).fetchall()
+        if header_of is None:
+            rows = conn.execute(_WINDOW_ONLY, (first, last, path)).fetchall()
+        else:
+            rows = conn.execute(_WINDOW_AND_HEADER, (first, last, path, path, path, header_of)).fetchall()
     except sqlite3.DatabaseError as err:
         raise corrupt(_database_file(conn), err) from None
-    window = [values for values in rows if not values[0]]
-    if not window:
+    header = _row(rows.pop()[2:]) if rows and rows[-1][0] else None
+    if not rows:
         return None, [], None
-    header = [_row(values[2:]) for values in rows if values[0]]
-    sections = [_row(values[2:]) for values in window if values[2] is not None]
-    return int(window[0][1]), sections, header[0] if header else None
+    return int(rows[0][1]), [_row(values[2:]) for values in rows if values[2] is not None], header
 
 
 def section_count(conn: sqlite3.Connection, path: str) -> int | None:
