@@ -49,8 +49,9 @@ def test_pieces_stand_in_for_an_identifier_only_when_the_index_lacks_it_whole(op
 
 def test_a_gated_piece_scores_the_same_looked_up_or_scanned(ops: Ops, monkeypatch: pytest.MonkeyPatch) -> None:
     queries_ = ["APP_CACHE_DIR", "APP_CACHE_DIR travel", "TX-4501 rates"]
+    monkeypatch.setattr(queries, "PROBE_MATCHES", 0)
     looked_up = [ops.search(query, limit=50).to_dict() for query in queries_]
-    monkeypatch.setattr(queries, "GATE_LOOKUPS", 0)
+    monkeypatch.setattr(queries, "PROBE_MATCHES", 10**9)
     assert [ops.search(query, limit=50).to_dict() for query in queries_] == looked_up
 
 

@@ -181,7 +181,7 @@ def _candidates(
             if _scored(n):
                 scale = _idf(total, n) / max(math.log((total - n + 0.5) / (n + 0.5)), _FTS5_MIN_IDF)
                 gate = whole if group == 2 else 0
-                weighted.append(queries.WeightedTerm(term, index, group, scale, group == 0 and term in named, gate))
+                weighted.append(queries.WeightedTerm(term, index, group, scale, group == 0 and term in named, gate, n))
     return store.relevance(weighted, FIELD_WEIGHTS, POOL, doc_ids), False
 
 
