@@ -113,6 +113,22 @@ def test_neighbours_report_a_continued_tables_header_section(ops: Ops) -> None:
     assert ops.neighbours(TABLE_HEAD).table_header_section is None
 
 
+def test_neighbours_of_a_continued_table_is_one_read(ops: Ops) -> None:
+    """The window and the header come from one statement, so one consistent read without a transaction."""
+    statements: list[str] = []
+    ops.store._conn.set_trace_callback(statements.append)
+    try:
+        near = ops.neighbours(TABLE_PART, before=5, after=5)
+    finally:
+        ops.store._conn.set_trace_callback(None)
+    assert len([sql for sql in statements if not sql.startswith("--")]) == 1
+    assert near.table_header_section is not None and near.table_header_section.id == TABLE_HEAD
+    # The header also sits in the window here, and stays in its place there.
+    ordinals = [int(view.id.rsplit("#", 1)[1]) for view in (*near.before, *near.after)]
+    assert ordinals == sorted(ordinals) and TABLE_HEAD in [view.id for view in near.before]
+    assert near.table_header_section.text == stored_text(ops, TABLE_HEAD)
+
+
 @pytest.mark.parametrize("kwargs", [{"before": -1}, {"after": 6}, {"before": 6}])
 def test_neighbours_argument_bounds(ops: Ops, kwargs: dict) -> None:
     with pytest.raises(OutOfRange):

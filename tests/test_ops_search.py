@@ -30,11 +30,29 @@ def ids(result) -> list[str]:
 
 def test_identifier_definition_ranks_above_usage(ops: Ops) -> None:
     result = ops.search("APP_CACHE_DIR")
-    # then sections holding only its pieces (`--cache-dir`), which stand in for a text that writes it apart
-    assert ids(result)[:2] == ["guides/install.md#1", "guides/usage.md#0"]
+    # the definition, then its use; the flags section holds only its pieces (`--cache-dir`)
+    assert ids(result) == ["guides/install.md#1", "guides/usage.md#0"]
     assert result.hits[0].heading_path == ("Installing", "Cache directory")
     assert result.hits[0].kind == "prose"
     assert result.hits[0].doc == "guides/install.md"
+
+
+def test_pieces_stand_in_for_an_identifier_only_when_the_index_lacks_it_whole(ops: Ops) -> None:
+    # Held whole: its pieces count only where it is named, so `--cache-dir` alone does not match.
+    assert "guides/usage.md#1" not in ids(ops.search("APP_CACHE_DIR", limit=50))
+    # Not held whole: its pieces stand in for a text that writes it apart.
+    assert "guides/usage.md#1" in ids(ops.search("CACHE_DIR_PATH", limit=50))
+    # A section naming it whole still scores the better of the whole and its pieces, as before.
+    both = ops.search("APP_CACHE_DIR cache", limit=50)
+    assert ids(both)[:2] == ["guides/install.md#1", "guides/usage.md#0"]
+
+
+def test_a_gated_piece_scores_the_same_looked_up_or_scanned(ops: Ops, monkeypatch: pytest.MonkeyPatch) -> None:
+    queries_ = ["APP_CACHE_DIR", "APP_CACHE_DIR travel", "TX-4501 rates"]
+    monkeypatch.setattr(queries, "PROBE_MATCHES", 0)
+    looked_up = [ops.search(query, limit=50).to_dict() for query in queries_]
+    monkeypatch.setattr(queries, "PROBE_MATCHES", 10**9)
+    assert [ops.search(query, limit=50).to_dict() for query in queries_] == looked_up
 
 
 def test_an_exact_phrase_ranks_first_and_says_how_each_hit_matched(ops: Ops) -> None:

@@ -151,6 +151,22 @@ def test_fresh_store_appears_only_on_commit(tmp_path):
     assert not any(p.name.endswith(".building") for p in path.parent.iterdir())
 
 
+def test_a_new_store_has_one_search_segment_and_finds_every_section(make_corpus, tmp_path, monkeypatch):
+    # Write and commit every 3 sections while building, so the build leaves several segments to merge.
+    monkeypatch.setattr("contextpull.store.writer._BATCH", 3)
+    monkeypatch.setattr("contextpull.store.writer._COMMIT_EVERY", 3)
+    root = make_corpus({f"d{n}.md": f"# Doc {n}\n\nword{n} shared\n\n## Part\n\nmore{n}\n" for n in range(10)})
+    path = tmp_path / "store.sqlite"
+    ingest(root, path)
+    with Store.open(path) as store:
+        conn = store._conn
+        assert conn.execute("SELECT count(DISTINCT segid) FROM sections_fts_idx").fetchone()[0] == 1
+        assert len(fts_rowids(conn, "sections_fts", '"shared"')) == 10
+        assert fts_rowids(conn, "sections_fts", '"word7"') == [
+            conn.execute("SELECT id FROM sections WHERE sid = 'd7.md#0'").fetchone()[0]
+        ]
+
+
 def test_fts_entries_follow_replacements(store_path):
     with StoreWriter(store_path) as writer:
         writer.put(doc("a.md", "# Zebra\n", "quokka.config lives here\n", heading="Zebra"), "2" * 64, 30)

@@ -237,7 +237,7 @@ class Ops(Closeable):
         """The section ``id`` verbatim, with up to ``context`` sections either side."""
         context = _bounded_int("context", context, CONTEXT)
         # One statement reads the count and the rows, so no transaction is needed around it.
-        doc, ordinal, count, rows = self._window(id, context, context)
+        doc, ordinal, count, rows, _ = self._window(id, context, context)
         # Rows come in document order, one per ordinal.
         views = [_view(row, context=row.ordinal != ordinal) for row in rows]
         at = ordinal - rows[0].ordinal
@@ -254,23 +254,14 @@ class Ops(Closeable):
         """Adjacent sections in document order (text verbatim), and a continued table's header."""
         before = _bounded_int("before", before, CONTEXT)
         after = _bounded_int("after", after, CONTEXT)
-        store = self.store
-        # Most sections continue no table: then the window is one statement and needs no
-        # transaction. A continuation's header is a second read, so both are read again in one.
-        doc, ordinal, _, rows = self._window(id, before, after)
-        header_rows: list[queries.SectionRow] = []
-        if next(row for row in rows if row.ordinal == ordinal).header_ordinal is not None:
-            with store.snapshot():
-                doc, ordinal, _, rows = self._window(id, before, after)
-                header_ordinal = next(row for row in rows if row.ordinal == ordinal).header_ordinal
-                if header_ordinal is not None:
-                    header_rows = store.sections_between(doc, header_ordinal, header_ordinal)
+        # One statement reads the window and a continued table's header, so no transaction is needed.
+        _, ordinal, _, rows, header = self._window(id, before, after, header=True)
         target = next(row for row in rows if row.ordinal == ordinal)
         return NeighboursResult(
             id=target.sid,
             before=tuple(_view(row) for row in rows if row.ordinal < ordinal),
             after=tuple(_view(row) for row in rows if row.ordinal > ordinal),
-            table_header_section=_view(header_rows[0]) if header_rows else None,
+            table_header_section=_view(header) if header else None,
         )
 
     # --- grep ----------------------------------------------------------------
@@ -358,9 +349,12 @@ class Ops(Closeable):
         shown = ", ".join(tops[:_TOP_LEVEL_SHOWN]) + (", …" if len(tops) > _TOP_LEVEL_SHOWN else "")
         return BadFilter(message, f"use a path or glob such as `guides/*` or `guides`; top-level paths: {shown}")
 
-    def _window(self, sid: str, before: int, after: int) -> tuple[str, int, int, list[queries.SectionRow]]:
-        """``(doc, ordinal, section count, rows)`` for an existing section id, the rows from
-        ``before`` sections before it to ``after`` after it; raises :class:`UnknownSection`."""
+    def _window(
+        self, sid: str, before: int, after: int, header: bool = False
+    ) -> tuple[str, int, int, list[queries.SectionRow], queries.SectionRow | None]:
+        """``(doc, ordinal, section count, rows, header row)`` for an existing section id, the rows
+        from ``before`` sections before it to ``after`` after it, and with ``header`` the header
+        section of the table it continues (``None`` otherwise); raises :class:`UnknownSection`."""
         _text("id", sid, ID_LENGTH)
         try:
             doc, ordinal = split_section_id(sid.strip())
@@ -369,9 +363,11 @@ class Ops(Closeable):
                 f"{sid!r} is not a section id (ids look like guides/install.md#3)",
                 "search first and use an id from its results",
             ) from None
-        count, rows = self.store.section_window(doc, ordinal - before, ordinal + after)
+        count, rows, header_row = self.store.section_window(
+            doc, ordinal - before, ordinal + after, ordinal if header else None
+        )
         if count is not None and ordinal < count:
-            return doc, ordinal, count, rows
+            return doc, ordinal, count, rows, header_row
         if count is not None:
             raise UnknownSection(
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",

@@ -3,7 +3,9 @@
 1. **Terms.** Each content part of the query (stopwords aside, unless the
    query has nothing else) stands for the index terms of
    ``terms.QueryPart``: a word's stem, an identifier whole and its pieces
-   (the part scores the better of the two, so it counts once); an
+   (the part scores the better of the two, so it counts once; when the
+   index holds the identifier whole, its pieces count only in the sections
+   naming it whole, so ``RARE_KNOB_7`` does not match every ``rare``); an
    identifier the index lacks also for the longer ones it begins
    (``UV_CACHE`` → ``uv_cache_dir``), a prefix (``PIP_*``, ``--no-*``) for
    the indexed terms that begin with it, up to :data:`MAX_EXPANSIONS` of them
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 from ..records import HEADING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
-from ..terms import Query
+from ..terms import Query, QueryPart
 
 #: BM25F field weights: a heading names what a section is about, a title (and path) what its
 #: document is about, an identifier is a name the text defines or uses; set by role, not fitted
@@ -93,30 +95,39 @@ class PartTerms:
         return (*self.exact, *self.pieces)
 
 
-def query_index_terms(store: StoreReader, query: Query) -> list[PartTerms]:
-    """The index terms each content part of ``query`` stands for (see the module docstring).
+def query_index_terms(store: StoreReader, query: Query) -> tuple[list[PartTerms], dict[str, int]]:
+    """The index terms each content part of ``query`` stands for (see the module docstring), and
+    how many sections hold each of them.
 
     An identifier typed whole stands for longer ones only when the index
     lacks it (``UV_CACHE``); one it holds means itself (``grpc.client``).
+    One look-up counts every term typed; an expansion comes with its count.
     """
+    counts = store.term_counts(list(dict.fromkeys(term for part in query.content for term in _typed_terms(part))))
     out = []
-    held = store.term_counts([part.term for part in query.content if part.expand and not part.prefix])
     for part in query.content:
-        expand = part.prefix or (part.expand and not held[part.term])
-        expanded = [term for term, _ in store.terms_with_prefix(part.term, MAX_EXPANSIONS)] if expand else []
+        expand = part.prefix or (part.expand and not counts[part.term])
+        expanded = store.terms_with_prefix(part.term, MAX_EXPANSIONS) if expand else []
+        counts.update(expanded)
         # A prefix's own pieces (`tool`, `uv` of `tool.uv.*`) only stand in when it expands to nothing.
         pieces = () if part.prefix and expanded else part.pieces
-        out.append(PartTerms(tuple(dict.fromkeys([*part.exact, *expanded])), pieces))
-    return out
+        out.append(PartTerms(tuple(dict.fromkeys([*part.exact, *(term for term, _ in expanded)])), pieces))
+    return out, counts
+
+
+def _typed_terms(part: QueryPart) -> tuple[str, ...]:
+    """The terms ``part`` names before any expansion: its own term when it may expand, its exact terms, its pieces."""
+    own = (part.term,) if part.expand and not part.prefix else ()
+    return (*own, *part.exact, *part.pieces)
 
 
 def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None) -> Ranking:
     """The best sections for ``query`` (from ``terms.analyse_query``), best first."""
-    parts = query_index_terms(store, query)
+    parts, counts = query_index_terms(store, query)
     terms = list(dict.fromkeys(term for part in parts for term in part.all))
     if not terms:
         return Ranking([], frozenset(), False)
-    found, capped = _candidates(store, query, parts, terms, doc_ids)
+    found, capped = _candidates(store, query, parts, terms, counts, doc_ids)
     rows = store.ranked_pointers((hit.rowid, hit.score) for hit in found)
     covered = {hit.rowid for hit in found if hit.parts == len(parts) and not capped}
     named = {hit.rowid: hit.named for hit in found}
@@ -142,6 +153,7 @@ def _candidates(
     query: Query,
     parts: list[PartTerms],
     terms: list[str],
+    counts: dict[str, int],
     doc_ids: Sequence[int] | None,
 ) -> tuple[list[queries.Relevance], bool]:
     """The best :data:`POOL` sections by BM25F, and whether they were drawn from a capped sample.
@@ -151,9 +163,10 @@ def _candidates(
     :data:`COMMON` sections holding any of the :data:`SAMPLED_TERMS` rarest
     terms plus the first :data:`COMMON` holding one in a heading (so
     definitions are not lost), each scored by one FTS5 ``bm25`` over those terms.
+    An identifier the index holds whole scores its pieces only in the
+    sections naming it whole (docs/adr/011-search-terms-and-ranking.md).
     """
-    counts = store.term_counts(terms)
-    if all(count > COMMON or count == 0 for count in counts.values()) and any(counts.values()):
+    if all(counts[term] > COMMON or counts[term] == 0 for term in terms) and any(counts[term] for term in terms):
         rarest = sorted((term for term in terms if counts[term]), key=lambda term: (counts[term], term))
         sample = store.sampled_best(rarest[:SAMPLED_TERMS], FIELD_WEIGHTS, COMMON, POOL, doc_ids)
         return [queries.Relevance(rowid, score, 0, 0) for rowid, score in sample], True
@@ -162,12 +175,19 @@ def _candidates(
     weighted = []
     for index, (part, spec) in enumerate(zip(query.content, parts, strict=True)):
         groups = [(term, 0) for term in part.exact] + [(term, 1) for term in spec.exact if term not in part.exact]
+        whole = counts[part.term] if part.term in named and _scored(counts[part.term]) else 0
         for term, group in [*groups, *((term, 2) for term in spec.pieces)]:
             n = counts[term]
-            if 0 < n <= COMMON:
+            if _scored(n):
                 scale = _idf(total, n) / max(math.log((total - n + 0.5) / (n + 0.5)), _FTS5_MIN_IDF)
-                weighted.append(queries.WeightedTerm(term, index, group, scale, group == 0 and term in named))
+                gate = whole if group == 2 else 0
+                weighted.append(queries.WeightedTerm(term, index, group, scale, group == 0 and term in named, gate, n))
     return store.relevance(weighted, FIELD_WEIGHTS, POOL, doc_ids), False
+
+
+def _scored(n: int) -> bool:
+    """Whether a term held by ``n`` sections is scored (held, and not common)."""
+    return 0 < n <= COMMON
 
 
 def _idf(total: int, n: int) -> float:

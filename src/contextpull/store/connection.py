@@ -148,7 +148,7 @@ class Store(StoreReader, Closeable):
         self._path = path
         self._conn = conn
         self._format_version = format_version
-        self._data_version = self._read_data_version()
+        self._data_version = self.data_version()
         self._file_id = file_identity(path)
 
     @classmethod
@@ -230,14 +230,11 @@ class Store(StoreReader, Closeable):
         Cheap enough to call before every request: one ``stat`` and SQLite's
         ``data_version`` counter, no table.
         """
-        current = self._read_data_version()
+        current = self.data_version()
         file_id = file_identity(self._path)
         changed = current != self._data_version or file_id != self._file_id
         self._data_version, self._file_id = current, file_id
         return changed
-
-    def _read_data_version(self) -> int:
-        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
         self._conn.close()

@@ -43,9 +43,12 @@ class StoreReader:
     def sections_between(self, path: str, first: int, last: int) -> list[SectionRow]:
         return queries.sections_between(self._conn, path, first, last)
 
-    def section_window(self, path: str, first: int, last: int) -> tuple[int | None, list[SectionRow]]:
-        """The document's section count (``None`` without it) and its sections ``first..last``, in one read."""
-        return queries.section_window(self._conn, path, first, last)
+    def section_window(
+        self, path: str, first: int, last: int, header_of: int | None = None
+    ) -> tuple[int | None, list[SectionRow], SectionRow | None]:
+        """The document's section count (``None`` without it), its sections ``first..last``, and with
+        ``header_of`` the header section of the table that section continues; one read."""
+        return queries.section_window(self._conn, path, first, last, header_of)
 
     def lines_before(self, path: str, ordinal: int) -> int:
         return queries.lines_before(self._conn, path, ordinal)

@@ -214,6 +214,11 @@ class StoreWriter:
         """Make the whole ingest visible at once."""
         conn = self._require()
         self._flush()
+        if self._fresh:
+            # Merge the search index's segments into one: a term is then found with one probe
+            # instead of one per segment, which was most of a rare query's cost (about 4% of a
+            # new store's ingest at 100k sections). Content is unchanged; later ingests append.
+            conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('optimize')")
         # Term counts from the index itself, so they can never drift from it.
         conn.execute("DELETE FROM term_sections")
         conn.execute("INSERT INTO term_sections (term, sections) SELECT term, doc FROM sections_vocab")
