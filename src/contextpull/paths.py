@@ -135,44 +135,51 @@ def _known_dir() -> Path:
 
 
 def remember(store: Path, corpus: Path, ingested_from: Path | None = None) -> None:
-    """Record that ``store`` holds ``corpus`` and was ingested from ``ingested_from`` (best effort)."""
+    """Record that ``store`` holds ``corpus`` and was ingested from ``ingested_from`` (best effort).
+
+    Reads only this store's own entry, and writes it through a temporary file
+    opened with ``O_EXCL`` and renamed into place: one ingest costs the same
+    however many stores are known, and loads no ``tempfile`` (issue 14).
+    """
     store, corpus = Path(store).resolve(), Path(corpus).resolve()
     here = str((ingested_from or Path.cwd()).resolve())
-    entry = next((e for e in known_stores() if e.store == str(store)), None)
-    earlier = entry.ingested_from if entry is not None and entry.corpus == str(corpus) else ()
-    record = KnownStore(str(store), str(corpus), time.time(), tuple(sorted({*earlier, here})))
     folder = _known_dir()
+    target = folder / f"{_key(store)}.json"
+    entry = _read_entry(target)
+    same = entry is not None and (entry.store, entry.corpus) == (str(store), str(corpus))
+    earlier = entry.ingested_from if entry is not None and same else ()
+    record = KnownStore(str(store), str(corpus), time.time(), tuple(sorted({*earlier, here})))
+    tmp = folder / f".entry-{os.getpid()}-{time.monotonic_ns()}"
     try:  # best effort: a data folder that cannot be written costs only the lookup from elsewhere
         folder.mkdir(parents=True, exist_ok=True)
-        import tempfile  # only ingests record stores; the read commands skip its imports (issue 14)
-
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(record.to_dict(), out)
-        os.replace(tmp, folder / f"{_key(store)}.json")
+        os.replace(tmp, target)
     except OSError:
         return
 
 
 def known_stores() -> list[KnownStore]:
     """Every remembered store, most recently ingested first (entries that cannot be read are left out)."""
-    entries = []
     folder = _known_dir()
     try:
         items = sorted(folder.glob("*.json")) if folder.is_dir() else []
     except OSError:
         return []  # a data folder this user cannot read knows no stores for them
-    for item in items:
-        try:
-            data = json.loads(item.read_text(encoding="utf-8"))
-            entries.append(
-                KnownStore(
-                    str(data["store"]),
-                    str(data["corpus"]),
-                    float(data["ingested_at"]),
-                    tuple(map(str, data.get("ingested_from", []))),
-                )
-            )
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
+    entries = [entry for entry in map(_read_entry, items) if entry is not None]
     return sorted(entries, key=lambda entry: entry.ingested_at, reverse=True)
+
+
+def _read_entry(item: Path) -> KnownStore | None:
+    """The entry in ``item``; None when it is missing or cannot be read."""
+    try:
+        data = json.loads(item.read_text(encoding="utf-8"))
+        return KnownStore(
+            str(data["store"]),
+            str(data["corpus"]),
+            float(data["ingested_at"]),
+            tuple(map(str, data.get("ingested_from", []))),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

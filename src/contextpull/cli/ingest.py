@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,8 @@ if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
 
 _EXAMPLES_PER_REASON = 3
+#: generation-0 collection threshold during an ingest (Python's default is 700)
+GC_YOUNG_THRESHOLD = 50_000
 #: below this many sections to embed no embedding bar is shown
 EMBED_MIN = 2000
 
@@ -107,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
         from ..eval.summaries import ModelSummariser
 
         summarise = ModelSummariser(args.summarizer)
-    with progress_bar() as progress, progress_bar("embedding", min_total=EMBED_MIN) as embed_progress:
+    with (
+        _fewer_collections(),
+        progress_bar() as progress,
+        progress_bar("embedding", min_total=EMBED_MIN) as embed_progress,
+    ):
         report = ingest(
             args.dir,
             store,
@@ -130,6 +139,28 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the block with the cyclic garbage collector mostly out of the way.
+
+    An ingest allocates millions of small objects (tokens, blocks, terms) that
+    live until their file is stored and form almost no cycles; at the default
+    threshold the collector walks them every 700 allocations, about a tenth of
+    a small ingest. The objects of start-up (modules, classes) are frozen so no
+    collection walks them again. Memory stays bounded: the store commits every
+    2,000 sections and reference counting frees each file's objects. The
+    library's :func:`ingest` leaves the collector to its caller.
+    """
+    previous = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *previous[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+        gc.unfreeze()
 
 
 def render(report: IngestReport) -> str:

@@ -26,11 +26,12 @@ from ..records import ParsedDocument
 from ..section_terms import SearchFields, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
-from .isolate import Isolated
 from .limits import FileSkipped, check_lines, check_sections, deadline, read_file
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from .isolate import Isolated
 
 EMPTY = "no content (empty or whitespace only)"
 
@@ -105,6 +106,8 @@ def _parse(found: FoundFile, data: bytes, settings: SectionSettings) -> ParsedDo
         with deadline(limits):
             return formats.parse_bytes(found.path, data, settings, found.format)
     if _isolated is None or _isolated.time_limit != limits.time_s:
+        from .isolate import Isolated  # here: only PDF and Office files need it (subprocess, pickle)
+
         close_isolated()
         _isolated = Isolated(time_limit=limits.time_s)
     rendering = _isolated.call(formats.render, found.format, data)

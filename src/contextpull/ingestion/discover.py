@@ -21,8 +21,7 @@ import stat as stat_kinds
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from ..errors import UnreadableCorpus
 from ..names import corpus_path
@@ -59,7 +58,10 @@ class Discovery:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-_Spec = tuple[str, pathspec.GitIgnoreSpec]  # (folder prefix "a/b/", spec)
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
+_Spec = tuple[str, "GitIgnoreSpec"]  # (folder prefix "a/b/", spec)
 
 
 def discover(root: Path, *, exclude: Iterable[Path] = ()) -> Discovery:
@@ -107,6 +109,9 @@ class _Walk:
     def __init__(self, root: Path, exclude: set[str]) -> None:
         self.root = root
         self.exclude = exclude
+        #: only a file with one of these names, or a symlink, can be an excluded file: the others
+        #: need no realpath (a system call per path component, for every file of the corpus)
+        self.exclude_names = {os.path.basename(p) for p in exclude}
         self.seen: set[tuple[int, int]] = set()
         self.result = Discovery()
 
@@ -136,7 +141,7 @@ class _Walk:
         elif _ignored(rel, specs):
             return
         elif entry.is_file():
-            if os.path.realpath(entry.path) in self.exclude:
+            if self.excluded(entry, target):
                 return
             fmt = format_for(rel)
             if fmt is None:
@@ -145,6 +150,12 @@ class _Walk:
                 self.result.files.append(FoundFile(corpus_path(rel), Path(entry.path), fmt))
         else:
             self.result.skipped.append((corpus_path(rel), _not_regular(entry)))
+
+    def excluded(self, entry: os.DirEntry[str], target: str) -> bool:
+        """True for a file to pass over silently (the store's own files)."""
+        if target != entry.path:  # a symlink, already resolved
+            return target in self.exclude
+        return entry.name in self.exclude_names and os.path.realpath(entry.path) in self.exclude
 
     def subfolder(self, location: Path, rel: str, specs: list[_Spec], *, linked: bool) -> None:
         if _ignored(rel + "/", specs):
@@ -174,12 +185,15 @@ def _not_regular(entry: os.DirEntry[str]) -> str:
     return f"not a regular file ({kind})"
 
 
-def _read_spec(path: Path) -> tuple[pathspec.GitIgnoreSpec, list[tuple[int, str]]]:
+def _read_spec(path: Path) -> tuple[GitIgnoreSpec, list[tuple[int, str]]]:
     """The rules of one ignore file, and ``(line number, line)`` of each rule that is no valid pattern.
 
     git passes over a pattern it cannot read (``!``, a trailing ``\\``); so do we,
-    reporting it, instead of failing the whole ingest.
+    reporting it, instead of failing the whole ingest. pathspec is imported
+    here: most corpora have no ignore file, and it costs about 10 ms to load.
     """
+    import pathspec
+
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
