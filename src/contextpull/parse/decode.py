@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import codecs
 import re
-
-import re2
+from functools import cache
+from typing import Any
 
 __all__ = ["Undecodable", "decode_bytes", "normalise_newlines"]
 
@@ -30,12 +30,22 @@ _SNIFF = 8192
 _MAX_CONTROL_SHARE = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _CONTROL_BYTES = bytes(c for c in range(32) if c not in (9, 10, 12, 13)) + b"\x7f"
-#: RE2, not ``re``: with backtracking, 8 KB of ``-*-`` took half a second
-_DECLARED = re2.compile(
-    rb"""(?im)<meta[^>]*?charset\s*=\s*["']?([A-Za-z0-9_.:-]+)"""
-    rb"""|-\*-.*?coding[:=]\s*([A-Za-z0-9_.:-]+).*?-\*-"""
-    rb"""|^\s*encoding\s*:\s*["']?([A-Za-z0-9_.:-]+)""",
-)
+
+
+@cache
+def _declared() -> Any:
+    """The pattern of an encoding declaration, compiled on first use: only text that is not
+    UTF-8 needs it, and loading RE2 costs a few milliseconds of every ingest otherwise.
+
+    RE2, not ``re``: with backtracking, 8 KB of ``-*-`` took half a second.
+    """
+    import re2
+
+    return re2.compile(
+        rb"""(?im)<meta[^>]*?charset\s*=\s*["']?([A-Za-z0-9_.:-]+)"""
+        rb"""|-\*-.*?coding[:=]\s*([A-Za-z0-9_.:-]+).*?-\*-"""
+        rb"""|^\s*encoding\s*:\s*["']?([A-Za-z0-9_.:-]+)""",
+    )
 
 
 class Undecodable(ValueError):
@@ -93,7 +103,7 @@ def _declared_encoding(head: bytes) -> str | None:
     that are not bytes-to-text (``base64``, ``rot13``, ``zlib``) or that
     refuse every input (``undefined``) are passed over.
     """
-    for match in _DECLARED.finditer(head):
+    for match in _declared().finditer(head):
         name = next(g for g in match.groups() if g).decode("ascii").lower()
         try:
             info = codecs.lookup(name)

@@ -34,7 +34,6 @@ import logging
 import re
 from typing import Any
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block.state_block import StateBlock
@@ -83,7 +82,6 @@ if not logging.getLogger("markdown_it").isEnabledFor(logging.DEBUG):
             setattr(_module, "LOGGER", _SilentLogger())  # noqa: B010 (mypy cannot see LOGGER)
 
 _MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable(["inline", "text_join"])
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _MKDOCS_MARKER = re.compile(r" {0,3}(?:(?:!!!|\?\?\?\+?)[ \t]+\S|===\+?[ \t]+\")")
 _DOCUSAURUS_OPEN = re.compile(r" {0,3}(:{3,})[ \t]*[A-Za-z]")
@@ -411,12 +409,15 @@ class _Builder:
         if len(source) > MAX_FRONT_MATTER_CHARS:
             self.metadata = {"front_matter_error": f"front matter over {MAX_FRONT_MATTER_CHARS:,} characters not read"}
             return
+        import yaml  # here: a corpus without front matter never pays for loading it (about 10 ms)
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         metadata: dict[str, Any] = {}
         try:
-            if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(source, Loader=_YAML_LOADER)):
+            if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(source, Loader=loader)):
                 self.metadata = {"front_matter_error": "front matter uses YAML aliases (not read)"}
                 return
-            data = yaml.load(source, Loader=_YAML_LOADER)
+            data = yaml.load(source, Loader=loader)
             if isinstance(data, dict):
                 metadata = {str(key): _json_safe(value) for key, value in data.items()}
         except yaml.YAMLError as exc:
