@@ -81,6 +81,34 @@ def test_an_empty_folder_warns(tmp_path: Path) -> None:
     assert done.returncode == 0 and "warning: no documents found under" in done.stderr
 
 
+def test_ingest_gives_the_garbage_collector_back_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI ingest raises the young-generation threshold and freezes start-up objects only while it runs."""
+    import gc
+
+    from contextpull.cli.ingest import GC_YOUNG_THRESHOLD
+    from contextpull.cli.main import main
+    from contextpull.ingestion import run as ingestion
+
+    during: list[tuple[tuple[int, ...], int]] = []
+    real = ingestion.ingest
+
+    def observed(*args: object, **kwargs: object) -> object:
+        during.append((gc.get_threshold(), gc.get_freeze_count()))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingestion, "ingest", observed)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    before = gc.get_threshold()
+    assert main(["ingest", str(tmp_path / "docs"), "--store", str(tmp_path / "s.sqlite"), "--json"]) == 0
+    assert main(["ingest", str(tmp_path / "missing"), "--store", str(tmp_path / "t.sqlite")]) == 1
+    assert [threshold[0] for threshold, _ in during] == [GC_YOUNG_THRESHOLD] * 2
+    assert all(frozen > 0 for _, frozen in during)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
 def test_mcp_config_without_a_store_says_so(tmp_path: Path) -> None:
     line = one_line_error(run("mcp-config", cwd=tmp_path))
     assert "no store at" in line and "contextpull ingest DIR" in line

@@ -128,6 +128,19 @@ def test_excluded_files_are_passed_over_silently(make_corpus):
     assert found.skipped == []
 
 
+def test_an_excluded_file_is_passed_over_by_any_route(tmp_path, make_corpus):
+    """By a symlink of another name, through a linked folder, and with the root or the file named through a link."""
+    root = make_corpus({"doc.md": "# D", "db/store.md": "# pretend store"})
+    (root / "alias.md").symlink_to(root / "db" / "store.md")
+    (root / "a-link").symlink_to(root / "db", target_is_directory=True)  # walked before db/ itself
+    via = tmp_path / "via"
+    via.symlink_to(root, target_is_directory=True)
+    for named, excluded in ((root, via / "db" / "store.md"), (via, root / "db" / "store.md")):
+        found = discover(named, exclude=[excluded])
+        assert [f.path for f in found.files] == ["doc.md"]
+        assert found.skipped == []
+
+
 @pytest.mark.parametrize("kind", ["missing", "file"])
 def test_unreadable_corpus(tmp_path, kind):
     target = tmp_path / "corpus"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from contextpull.paths import user_store_path
+from contextpull.paths import known_stores, remember, user_store_path
 from mount_support import read_only_view
 
 CLI = [sys.executable, "-m", "contextpull"]
@@ -92,3 +92,23 @@ def test_a_folder_copied_with_its_store_keeps_using_it(tmp_path: Path, home: dic
     again = run("ingest", str(copied), "--json", cwd=tmp_path, env=home)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["store"] == str(copied / ".contextpull" / "store.sqlite")
+
+
+def test_remember_keeps_one_entry_per_store_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    store, corpus, other = tmp_path / "s.sqlite", tmp_path / "docs", tmp_path / "other"
+    known = tmp_path / "data" / "contextpull" / "known"
+    known.mkdir(parents=True)
+    (known / "broken.json").write_text("{not json")  # another entry that cannot be read changes nothing
+    remember(store, corpus, tmp_path / "a")
+    remember(store, corpus, tmp_path / "b")
+    remember(tmp_path / "t.sqlite", other, tmp_path / "a")
+    entries = {entry.store: entry for entry in known_stores()}
+    assert entries[str(store)].ingested_from == (str(tmp_path / "a"), str(tmp_path / "b"))
+    assert entries[str(tmp_path / "t.sqlite")].corpus == str(other)
+    remember(store, other, tmp_path / "c")  # another corpus in the same store: the old folders are forgotten
+    assert next(e for e in known_stores() if e.store == str(store)).ingested_from == (str(tmp_path / "c"),)
+    assert len(known_stores()) == 2
+    assert sorted(p.name for p in known.iterdir() if not p.name.endswith(".json")) == []
