@@ -1,7 +1,5 @@
 """``python -m contextpull``: the same command as the ``contextpull`` script."""
 
-import sys
+from .cli import script
 
-from .cli import main
-
-sys.exit(main())
+script()

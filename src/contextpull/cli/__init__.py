@@ -7,6 +7,6 @@ become one line on stderr (or the error object on stdout with ``--json``) and
 exit status 1 for store or input problems, 2 for usage or tool errors.
 """
 
-from .main import COMMAND_MODULES, build_parser, main
+from .main import COMMAND_MODULES, build_parser, main, script
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "build_parser", "main", "script"]
