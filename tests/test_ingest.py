@@ -379,3 +379,20 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def test_workers_start_only_for_a_megabyte_or_more_and_only_on_idle_cpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextpull.ingestion import analyse
+    from contextpull.ingestion.discover import discover
+
+    (tmp_path / "small.md").write_text("# Small\n\n" + "word " * 20_000)  # about 100 KB
+    small = discover(tmp_path).files
+    (tmp_path / "large.md").write_text("# Large\n\n" + "word " * 200_000)  # about 1 MB more
+    large = discover(tmp_path).files
+    monkeypatch.setattr(analyse, "_usable_cpus", lambda: 4)
+    monkeypatch.setattr(analyse, "_load", lambda: 0.5)
+    assert (analyse.default_workers(small), analyse.default_workers(large)) == (1, 4)
+    monkeypatch.setattr(analyse, "_load", lambda: 4.0)  # every CPU busy: workers would only queue
+    assert analyse.default_workers(large) == 1

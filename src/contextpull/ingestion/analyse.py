@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
 EMPTY = "no content (empty or whitespace only)"
 
-#: below this many bytes to parse, worker start-up costs more than it saves
-PARALLEL_MIN_BYTES = 4 << 20
+#: below this many bytes to parse, worker start-up (about 85 ms on two idle cores) costs more than it
+#: saves: at 0.5 MiB two workers broke even, at 1.2 and 2 MiB they took about 18 % off the wall time
+#: (docs/adr/002-store-format.md, "Small corpora from the CLI")
+PARALLEL_MIN_BYTES = 1 << 20
 #: files handed to a worker at once: one file per task made a 100k ingest about a third slower
 #: (a round trip per file); 8 keeps the IPC cost small and a worker's results to a few files
 _FILES_PER_TASK = 8
@@ -148,7 +150,16 @@ def _exit_with(ingest_pid: int) -> None:
 
 
 def default_workers(files: Sequence[FoundFile]) -> int:
-    """1 for small jobs; otherwise one worker per CPU this process may use."""
+    """1 for small jobs and on a machine whose CPUs are all busy; otherwise one worker per CPU.
+
+    Busy means a one-minute load average of at least the CPUs this process may
+    use: there, workers only queue behind the other processes and their
+    start-up is pure cost (two workers made two small corpora about 35 %
+    slower at load 5 on two CPUs).
+    """
+    cpus = _usable_cpus()
+    if cpus < 2 or _load() >= cpus:
+        return 1
     total = 0
     for f in files:
         try:
@@ -156,8 +167,16 @@ def default_workers(files: Sequence[FoundFile]) -> int:
         except OSError:
             continue
         if total >= PARALLEL_MIN_BYTES:
-            return _usable_cpus()
+            return cpus
     return 1
+
+
+def _load() -> float:
+    """The one-minute load average; 0 where the system does not report one."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows has none
+        return 0.0
 
 
 def _usable_cpus() -> int:
