@@ -107,6 +107,12 @@ def test_store_is_wal(store_path):
         assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def test_a_read_handle_keeps_temporary_tables_in_memory(store_path):
+    # 2 is MEMORY: search's temporary tables then cost no fresh pages per statement (ADR 002 addendum)
+    with Store.open(store_path) as store:
+        assert store._conn.execute("PRAGMA temp_store").fetchone()[0] == 2
+
+
 def test_readers_see_old_corpus_until_commit_and_notice_the_change(store_path):
     with Store.open(store_path) as reader:
         assert not reader.changed()
