@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -31,6 +32,10 @@ BUNDLED_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb0
 RUNTIME_REQUIREMENT = "llama-cpp-python==0.3.36"
 #: where a prebuilt llama-cpp-python wheel is looked for first (building takes ~9 minutes)
 WHEEL_CACHE = Path.home() / ".cache" / "contextpull-wheels"
+#: llama.cpp's default build targets every instruction set the build machine reports; on a virtual
+#: machine that reports AMX (Sapphire Rapids) without granting its tile state, that build segfaulted
+#: on the first multi-token prompt. AVX2 runs on any x86-64 of the last decade; set CMAKE_ARGS to override.
+PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 _CHUNK = 8 << 20
 
 
@@ -178,5 +183,7 @@ def install_runtime() -> None:
     """Install llama-cpp-python, from a cached wheel in WHEEL_CACHE when one is there (else it compiles)."""
     env = {**os.environ}
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
+    if platform.machine().lower() in {"x86_64", "amd64"}:
+        env.setdefault("CMAKE_ARGS", PORTABLE_CMAKE_ARGS)
     extra = ["--find-links", str(WHEEL_CACHE)] if WHEEL_CACHE.is_dir() else []
     pip_install([RUNTIME_REQUIREMENT], extra_args=extra, env=env)
