@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from contextpull.eval import fingerprint
+from contextpull.eval import fingerprint, replay
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.eval.fingerprint import Fingerprint
+from contextpull.eval.replay import ReplayRefused
 from contextpull.terms import ANALYSIS_VERSION
 from pull_support import store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy
@@ -31,9 +35,71 @@ def test_the_fingerprint_covers_everything_that_shapes_a_tool_result_or_a_prompt
         "contextpull/errors.py",
         "contextpull/eval/apiloop.py",
         "pushpull/models/local_provider.py",
+        # missed by the hand list this walk replaced: every hint in a tool result, the index header
+        "contextpull/syntax.py",
+        "contextpull/summaries.py",
+        "contextpull/parse/summary.py",
+        "pushpull/scoring/judge.py",
+        "pullvec/data/minilm-static-256.npz",
     ):
         assert name in files, name
     assert "contextpull/eval/bench.py" not in files  # scoring code does not change what a run saw
+    assert not any(name.startswith("contextpull/cli/") for name in files)
+
+
+def _copy_sources(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    for package in fingerprint.PACKAGES:
+        shutil.copytree(
+            fingerprint.source_root() / package, root / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return root
+
+
+def _recorded_run(tmp_path: Path, behaviour: Fingerprint, shown: dict[str, str] | None = None) -> Path:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(exist_ok=True)
+    record = {"behaviour": behaviour.to_dict(), "options": {}, "shown": shown or {}}
+    (run_dir / "results.json").write_text(json.dumps(record), encoding="utf-8")
+    return run_dir
+
+
+def test_a_replay_refuses_after_an_edit_to_any_model_facing_file(tmp_path: Path) -> None:
+    root = _copy_sources(tmp_path)
+    recorded = Fingerprint("1", "a", fingerprint.file_hashes(root))
+    run_dir = _recorded_run(tmp_path, recorded)
+    assert replay.load(run_dir, recorded, allow_stale=False).changes == []
+    for name in recorded.files:
+        path = root / name
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# edited\n")
+        edited = Fingerprint("1", "a", fingerprint.file_hashes(root))
+        with pytest.raises(ReplayRefused, match=re.escape(f"{name} changed")):
+            replay.load(run_dir, edited, allow_stale=False)
+        path.write_bytes(original)
+
+
+def test_a_module_imported_anywhere_in_a_fingerprinted_file_joins_the_fingerprint(tmp_path: Path) -> None:
+    root = _copy_sources(tmp_path)
+    (root / "contextpull" / "hint_texts.py").write_text('HINT = "try grep"\n', encoding="utf-8")
+    assert "contextpull/hint_texts.py" not in fingerprint.file_hashes(root)
+    snippets = root / "contextpull" / "ops" / "snippets.py"
+    snippets.write_text(
+        snippets.read_text(encoding="utf-8") + "\n\ndef _late() -> str:\n    from ..hint_texts import HINT\n\n"
+        "    return HINT\n",
+        encoding="utf-8",
+    )
+    assert "contextpull/hint_texts.py" in fingerprint.file_hashes(root)
+
+
+def test_a_replay_refuses_when_the_index_text_or_tool_schemas_shown_differ(store: Path, tmp_path: Path) -> None:
+    now = fingerprint.of_store(store)
+    shown = fingerprint.shown(store)
+    assert set(shown) == {"index", "instructions", "tools"}
+    run_dir = _recorded_run(tmp_path, now, {**shown, "index": "0" * 16, "tools": "1" * 16})
+    with pytest.raises(ReplayRefused, match="the index text shown to the model, the tool schemas shown"):
+        replay.load(run_dir, now, allow_stale=False, shown=shown)
+    assert replay.load(_recorded_run(tmp_path, now, shown), now, allow_stale=False, shown=shown).changes == []
 
 
 def test_changes_are_named_file_by_file() -> None:

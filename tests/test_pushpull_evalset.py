@@ -13,7 +13,7 @@ from fakes.anthropic_server import tool_reply
 from pushpull.chunks import Chunk
 from pushpull.errors import FingerprintMismatch
 from pushpull.evalset import build_evalset, build_or_load, info_path, load_evalset, save_evalset
-from pushpull.evalset.aggregation import family_keys, find_families
+from pushpull.evalset.aggregation import everyday_stems, family_keys, find_families
 from pushpull.evalset.exact_lookup import choose_identifier, template_question
 from pushpull.evalset.identifiers import find_identifiers, is_rare
 from pushpull.evalset.near_dupes import near_duplicate_pairs
@@ -48,13 +48,26 @@ def test_aggregation_finds_numbered_and_snake_case_families() -> None:
     assert family_keys("TX-4419") == ["TX-44xx"]
     assert family_keys("payment_declined") == ["payment_*"]  # a shared last word (*_declined, *_URL) is no namespace
     assert family_keys("PIP_INDEX_URL") == ["PIP_*"]
-    assert (
-        family_keys("my_app") == family_keys("example_ext") == family_keys("ab_cd") == []
-    )  # placeholders, short stems
+    assert family_keys("my_app") == family_keys("ab_cd") == family_keys("IO_X") == []  # short stems
     families = find_families(CHUNKS, max_gold=5)
     assert families["TX-44xx"][:2] == (["TX-4401", "TX-4419", "TX-4420"], ["errors.md#0", "errors.md#1", "codes.md#0"])
     assert families["payment_*"][:2] == (["payment_declined", "payment_expired"], ["errors.md#1", "codes.md#0"])
     assert "TX-44xx" not in find_families(CHUNKS, max_gold=2)  # three chunks exceed the cap
+
+
+def test_a_stem_that_is_an_everyday_word_of_the_corpus_heads_no_family() -> None:
+    # the same two identifiers; only how often their stem stands alone in prose differs
+    members = [
+        Chunk("a.md#0", "## example_alpha\n\nSets alpha.", "a.md"),
+        Chunk("b.md#0", "## example_beta\n\nSets beta.", "b.md"),
+    ]
+    prose = [Chunk(f"p.md#{i}", f"Prose number {i} about levels.", "p.md") for i in range(4)]
+    assert "example_*" in find_families(members + prose, max_gold=5)
+    everyday = [Chunk(c.id, c.text + " For example, see the guide.", c.source) for c in prose]
+    assert len(everyday) / len(members + everyday) > 1 / 3  # "example" stands alone in 4 of 6 chunks
+    assert "example_*" not in find_families(members + everyday, max_gold=5)
+    assert everyday_stems(members + everyday, {"example", "levels"}) == {"example", "levels"}
+    assert everyday_stems(members + prose, {"example", "levels"}) == {"levels"}
 
 
 def test_aggregation_gold_is_where_members_are_documented_and_families_are_complete() -> None:

@@ -10,6 +10,7 @@ import pytest
 from embeddings_endpoint import serve_embeddings
 from pushpull.chunks import Chunk
 from pushpull.errors import UsageError
+from pushpull.retrievers.tantivy_bm25 import TantivyBM25
 from pushpull.retrievers import PushConfig, build_push_configs
 
 CHUNKS = [
@@ -22,21 +23,24 @@ CHUNKS = [
 def test_default_rows_in_report_order(tmp_path: Path) -> None:
     configs = build_push_configs(CHUNKS, cache_dir=tmp_path)
     assert [c.name for c in configs] == [
-        "bm25",
+        "bm25 floor (bare terms)",
+        "bm25s (snowball english, stopwords)",
+        "tantivy bm25 (english, title^2)",
         "dense (minilm)",
-        "hybrid rrf (bm25+dense)",
+        "hybrid rrf (tantivy bm25+dense)",
         "hybrid rrf + rerank (none)",
     ]
     ready = {c.name: c.retriever for c in configs if c.retriever is not None}
-    assert len(ready) == 3 and configs[3].retriever is None and configs[3].skip_reason
+    assert len(ready) == 5 and configs[5].retriever is None and configs[5].skip_reason
     for name, retriever in ready.items():
         assert retriever.name == name
         assert retriever.retrieve("--no-cache", 1) == ["cache#1"]
 
 
 def test_rows_can_be_chosen_by_key_or_name(tmp_path: Path) -> None:
-    configs = build_push_configs(CHUNKS, cache_dir=tmp_path, which=["hybrid rrf (bm25+dense)", "bm25"])
-    assert [c.name for c in configs] == ["bm25", "hybrid rrf (bm25+dense)"]
+    configs = build_push_configs(CHUNKS, cache_dir=tmp_path, which=["hybrid rrf (tantivy bm25+dense)", "bm25"])
+    assert [c.name for c in configs] == ["bm25 floor (bare terms)", "hybrid rrf (tantivy bm25+dense)"]
+    assert build_push_configs(CHUNKS, cache_dir=tmp_path, which=["tantivy"])[0].name == TantivyBM25.name
     assert build_push_configs(CHUNKS, cache_dir=tmp_path, which=["dense"])[0].name == "dense (minilm)"
 
 
@@ -55,7 +59,7 @@ def refusing_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_unusable_embedder_skips_dense_rows_but_keeps_bm25(refusing_endpoint: None) -> None:
     configs = build_push_configs(CHUNKS, cache_dir=None, embedder="openai:locked-model")
     by_name = {c.name: c for c in configs}
-    assert by_name["bm25"].retriever is not None
-    for name in ("dense (openai:locked-model)", "hybrid rrf (bm25+dense)"):
+    assert by_name["bm25 floor (bare terms)"].retriever is not None
+    for name in ("dense (openai:locked-model)", "hybrid rrf (tantivy bm25+dense)"):
         assert by_name[name] == PushConfig(name, None, by_name[name].skip_reason)
         assert "invalid api key" in (by_name[name].skip_reason or "")

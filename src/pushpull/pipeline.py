@@ -96,7 +96,12 @@ def push_rows(
             rows.skipped[config.name] = config.skip_reason or "unavailable"
         else:
             rows.rows.append(
-                RunRow(config.name, config.retriever, sampled=bool(getattr(config.retriever, "expensive", False)))
+                RunRow(
+                    config.name,
+                    config.retriever,
+                    sampled=bool(getattr(config.retriever, "expensive", False)),
+                    push=True,
+                )
             )
     return rows
 

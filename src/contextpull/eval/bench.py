@@ -129,7 +129,12 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     report = _ingest(options.corpus, options.store)
     store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
     behaviour = fingerprint.of_store(store_path)
-    recorded = replay.load(options.replay, behaviour, allow_stale=options.allow_stale) if options.replay else None
+    shown = fingerprint.shown(store_path)
+    recorded = (
+        replay.load(options.replay, behaviour, allow_stale=options.allow_stale, shown=shown)
+        if options.replay
+        else None
+    )
     if recorded is not None:
         options = options.replaying(recorded.options)
         replay.copy_caches(recorded.run_dir, out_dir)
@@ -152,6 +157,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
         "provenance": started,
         "options": options.recorded(),
         "behaviour": behaviour.to_dict(),
+        "shown": shown,
         "models": identities,
     }
     if recorded is not None:

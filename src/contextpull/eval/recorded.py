@@ -63,7 +63,9 @@ def load_recorded_run(folder: Path) -> RunResult:
 
 def _row(row: dict[str, Any], k: int) -> RowResult:
     results = [QuestionResult(**question) for question in row["questions"]]
-    return RowResult(str(row["name"]), results, dict(row.get("stats", {})), bool(row.get("sampled")), k)
+    return RowResult(
+        str(row["name"]), results, dict(row.get("stats", {})), bool(row.get("sampled")), k, bool(row.get("push"))
+    )
 
 
 def recorded_provenance(folder: Path) -> str:

@@ -82,8 +82,13 @@ class Replay:
         ]
 
 
-def load(run_dir: Path, current: Fingerprint, *, allow_stale: bool) -> Replay:
-    """The replay of ``run_dir`` under the code running now; refuses a changed fingerprint unless ``allow_stale``."""
+def load(run_dir: Path, current: Fingerprint, *, allow_stale: bool, shown: dict[str, str] | None = None) -> Replay:
+    """The replay of ``run_dir`` under the code running now; refuses a changed fingerprint unless ``allow_stale``.
+
+    ``shown`` holds the hashes of what the model would be shown now
+    (:func:`.fingerprint.shown`); any that differs from the recorded ones is
+    a change too, named as "the index text shown to the model" and so on.
+    """
     path = run_dir / "results.json"
     try:
         recorded = json.loads(path.read_text(encoding="utf-8"))
@@ -95,7 +100,7 @@ def load(run_dir: Path, current: Fingerprint, *, allow_stale: bool) -> Replay:
             "re-make the run with this version; its pull runs cannot be matched to any code",
         )
     behaviour = Fingerprint.from_dict(recorded["behaviour"])
-    changes = current.changes_since(behaviour)
+    changes = current.changes_since(behaviour) + _shown_changes(recorded.get("shown") or {}, shown or {})
     if changes and not allow_stale:
         shown = ", ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
         raise ReplayRefused(
@@ -103,6 +108,18 @@ def load(run_dir: Path, current: Fingerprint, *, allow_stale: bool) -> Replay:
             "re-make the run, or pass --allow-stale to replay the old pull runs anyway (the table says so)",
         )
     return Replay(run_dir, recorded, behaviour, changes)
+
+
+_SHOWN = {"index": "the index text", "instructions": "the instructions", "tools": "the tool schemas"}
+
+
+def _shown_changes(recorded: dict[str, str], now: dict[str, str]) -> list[str]:
+    """One phrase per thing shown to the model whose hash differs (a run that recorded none is not checked)."""
+    return [
+        f"{_SHOWN.get(name, name)} shown to the model"
+        for name in sorted(set(recorded) & set(now))
+        if recorded[name] != now[name]
+    ]
 
 
 def copy_caches(run_dir: Path, out_dir: Path) -> None:

@@ -94,8 +94,9 @@ TOOLS: list[Schema] = [
         {
             "query": _string(
                 QUERY_LENGTH,
-                "Words to look for; identifiers like UV_CACHE_DIR work as words, and PIP_* or tool.uv.* "
-                "find every identifier with that prefix.",
+                "Words to look for; an identifier (an environment variable, a flag, an error code, a dotted "
+                "key) works as a word, and a prefix ending in * (like ERR_* or config.*) finds every identifier "
+                "that starts with it.",
             ),
             "in": _PATH_FILTER,
             "limit": _integer(SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT, "How many hits at most."),

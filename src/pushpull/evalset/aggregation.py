@@ -4,9 +4,11 @@ A family is a set of identifiers that share a visible namespace: numbered
 codes with a common prefix (``TX-4401``, ``TX-4419`` → ``TX-44xx``) or
 snake-case names sharing their first word (``payment_declined``,
 ``payment_expired`` → ``payment_*``; ``PIP_INDEX_URL`` → ``PIP_*``). Shared
-last words (``*_URL``, ``*_python``) are not namespaces a user asks about, and
-placeholder or generic stems (``my_*``, ``example_*``, ``not_*``) and short
-lowercase ones are not families at all.
+last words (``*_URL``, ``*_python``) are not namespaces a user asks about;
+short stems (``my_*``, ``not_*``: under four letters in lower case, three in
+capitals) and stems that are everyday words of the corpus (a plain word in
+more than a third of its chunks, like ``example`` or ``type``) are not
+families at all. Both rules are general: no word list fitted to a corpus.
 
 A family is asked only when complete: every identifier of that form in the
 corpus is a member, so the reference answer lists them all. Gold is, per
@@ -32,12 +34,10 @@ from .identifiers import definition_score, identifier_chunks
 
 _NUMBERED = re.compile(r"^([A-Z][A-Z0-9]{0,5}-)(\d{3,6})$")
 _SNAKE = re.compile(r"^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)+$")
-#: stems that head names without naming a namespace: placeholders and generic verbs or adjectives of enum values
-_GENERIC_STEMS = frozenset(
-    "my your our some example foo bar baz hello test demo sample dummy "
-    "already invalid unknown create update delete replace remove read write list get set sign timed "
-    "new old default custom other not non one two".split()
-)
+#: a word standing alone in prose: not part of an identifier, a path or a dotted name
+_PLAIN_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z]+(?![\w\-/]|\.\w)")
+#: a stem that is a plain word in more than this share of the chunks is an everyday word, not a namespace
+MAX_STEM_WORD_SHARE = 1 / 3
 MIN_STEM_CHARS = 3
 MIN_LOWERCASE_STEM_CHARS = 4
 
@@ -51,9 +51,20 @@ def family_keys(identifier: str) -> list[str]:
     if _SNAKE.match(identifier):
         stem = identifier.split("_")[0]
         shortest = MIN_STEM_CHARS if stem.isupper() else MIN_LOWERCASE_STEM_CHARS
-        if len(stem) >= shortest and stem.casefold() not in _GENERIC_STEMS:
+        if len(stem) >= shortest:
             return [f"{stem}_*"]
     return []
+
+
+def everyday_stems(chunks: Sequence[Chunk], stems: set[str]) -> set[str]:
+    """The ``stems`` (case-folded) that stand as a plain word in more than a third of the chunks."""
+    if not chunks:
+        return set()
+    counts: dict[str, int] = defaultdict(int)
+    for chunk in chunks:
+        for word in {w.casefold() for w in _PLAIN_WORD.findall(chunk.text)} & stems:
+            counts[word] += 1
+    return {stem for stem, count in counts.items() if count > MAX_STEM_WORD_SHARE * len(chunks)}
 
 
 def _documenting(name: str, holders: list[str], text: dict[str, str]) -> list[str]:
@@ -84,11 +95,14 @@ def find_families(chunks: Sequence[Chunk], *, max_gold: int) -> dict[str, Family
     for ident in where:
         for key in family_keys(ident):
             members[key].add(ident)
+    everyday = everyday_stems(chunks, {label[:-2].casefold() for label in members if label.endswith("_*")})
     order = {c.id: i for i, c in enumerate(chunks)}
     text = {c.id: c.text for c in chunks}
     families: dict[str, Family] = {}
     seen_gold: set[tuple[str, ...]] = set()
     for label in sorted(members):
+        if label.endswith("_*") and label[:-2].casefold() in everyday:
+            continue
         names = sorted(members[label])
         mentions = sorted({cid for name in names for cid in where[name]}, key=order.__getitem__)
         if len(names) < 2 or len(mentions) < 2:

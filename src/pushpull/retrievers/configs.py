@@ -14,14 +14,32 @@ from ..models import get_provider
 from ..models.base import ModelError, NoModelConfigured
 from ..protocol import Retriever
 from .base import ChunkLike
-from .bm25 import BM25Retriever
+from .bm25 import BM25Retriever, snowball_english
 from .dense import DenseRetriever
 from .hybrid import HybridRRF
 from .rerank import CrossEncoderFolder, LLMListwiseReranker, RerankedRetriever, Reranker
+from .tantivy_bm25 import TantivyBM25
 
-#: the push rows, in report order
-CONFIG_KEYS = ("bm25", "dense", "hybrid", "rerank")
-_KEY_BY_FAMILY = {"bm25": "bm25", "dense": "dense", "hybrid rrf": "hybrid", "hybrid rrf + rerank": "rerank"}
+#: the push rows, in report order: the floor, the two lexical rows a practitioner would deploy,
+#: dense, their hybrid and its reranking (docs/adr/020-push-rows.md)
+CONFIG_KEYS = ("bm25", "bm25s", "tantivy", "dense", "hybrid", "rerank")
+_KEY_BY_FAMILY = {
+    "bm25": "bm25",
+    "bm25 floor": "bm25",
+    "bm25s": "bm25s",
+    "tantivy bm25": "tantivy",
+    "dense": "dense",
+    "hybrid rrf": "hybrid",
+    "hybrid rrf + rerank": "rerank",
+}
+#: the lexical row fused with dense in the hybrid rows: the stronger of the two deployed lexical rows
+#: on the suite's question sets (benchmarks/results/search-quality.txt)
+HYBRID_LEXICAL = "tantivy"
+_NAMES = {
+    "bm25": "bm25 floor (bare terms)",
+    "bm25s": "bm25s (snowball english, stopwords)",
+    "tantivy": TantivyBM25.name,
+}
 
 
 @dataclass(frozen=True)
@@ -41,9 +59,9 @@ def build_push_configs(
     embedder: str = "minilm",
     reranker: str | None = None,
 ) -> list[PushConfig]:
-    """The requested push configs (all four by default), in report order.
+    """The requested push configs (all six by default), in report order.
 
-    ``which`` holds keys (``bm25``, ``dense``, ``hybrid``, ``rerank``) or row
+    ``which`` holds keys (``bm25``, ``bm25s``, ``tantivy``, ``dense``, ``hybrid``, ``rerank``) or row
     names. ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``.
     Raises ``UsageError`` for an unknown row, embedder or reranker spec and
     ``InputError`` for a cross-encoder folder without its files.
@@ -83,6 +101,8 @@ class _Builder:
         self._reranker: Reranker | None = None
         self._builders: dict[str, Callable[[], Retriever]] = {
             "bm25": self._build_bm25,
+            "bm25s": self._build_bm25s,
+            "tantivy": self._build_tantivy,
             "dense": self._build_dense,
             "hybrid": self._build_hybrid,
             "rerank": self._build_rerank,
@@ -104,11 +124,11 @@ class _Builder:
         if key == "dense":
             return f"dense ({self.embedder_spec})"
         if key == "hybrid":
-            return "hybrid rrf (bm25+dense)"
+            return f"hybrid rrf ({_NAMES[HYBRID_LEXICAL].split(' (')[0]}+dense)"
         if key == "rerank":
             label = reranker_label(self.reranker_spec) if self.reranker_spec else "none"
             return f"hybrid rrf + rerank ({label})"
-        return key
+        return _NAMES[key]
 
     def _get(self, key: str) -> Retriever | None:
         if key not in self._built and key not in self._failed:
@@ -125,7 +145,16 @@ class _Builder:
         return retriever
 
     def _build_bm25(self) -> Retriever:
-        return BM25Retriever(self.chunks)
+        return BM25Retriever(self.chunks, name=_NAMES["bm25"])
+
+    def _build_bm25s(self) -> Retriever:
+        return BM25Retriever(self.chunks, analyzer=snowball_english, name=_NAMES["bm25s"])
+
+    def _build_tantivy(self) -> Retriever:
+        try:
+            return TantivyBM25(self.chunks)
+        except ModuleNotFoundError as exc:
+            raise _Skip(f"{exc.name} is not installed: pip install 'contextpull[eval]'") from exc
 
     def _build_dense(self) -> Retriever:
         try:
@@ -136,7 +165,7 @@ class _Builder:
             raise _Skip(f"dense embedder unavailable: {exc}") from exc
 
     def _build_hybrid(self) -> Retriever:
-        return HybridRRF([self._require("bm25"), self._require("dense")])
+        return HybridRRF([self._require(HYBRID_LEXICAL), self._require("dense")])
 
     def _build_rerank(self) -> Retriever:
         if self._reranker is None:

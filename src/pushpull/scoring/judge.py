@@ -40,16 +40,22 @@ def _verdict(provider: Any, system: str, prompt: str) -> bool:
     return reply["verdict"]
 
 
-def judge_faithfulness(provider: Any, question: str, passages: Sequence[tuple[str, str]], answer: str) -> bool:
-    """True when every claim in ``answer`` is supported by ``passages`` (``(id, text)`` pairs)."""
+def judge_faithfulness(provider: Any, question: str, passages: Sequence[tuple[str, str]], answer: str) -> bool | None:
+    """True when every claim in ``answer`` is supported by ``passages`` (``(id, text)`` pairs); None without any."""
     return judge_faithfulness_to_texts(provider, question, [f"[{cid}]\n{text}" for cid, text in passages], answer)
 
 
-def judge_faithfulness_to_texts(provider: Any, question: str, texts: Sequence[str], answer: str) -> bool:
+def judge_faithfulness_to_texts(provider: Any, question: str, texts: Sequence[str], answer: str) -> bool | None:
     """True when every claim in ``answer`` is supported by ``texts``: passages the caller has
-    already labelled (an adapter's ``evidence``). With no texts the judge sees "(no passages)",
-    so only an answer that declines to answer can pass."""
-    context = "\n\n".join(texts) or "(no passages)"
+    already labelled (an adapter's ``evidence``).
+
+    None, and no model call, when there are no texts: faithfulness to no
+    evidence is undefined (a small judge shown "no passages" called every
+    such answer faithful), so the answer is left unjudged rather than passed.
+    """
+    if not any(text.strip() for text in texts):
+        return None
+    context = "\n\n".join(texts)
     return _verdict(provider, FAITHFULNESS_SYSTEM, f"Question: {question}\n\nPassages:\n{context}\n\nAnswer:\n{answer}")
 
 

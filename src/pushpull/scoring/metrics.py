@@ -125,7 +125,7 @@ class Summary:
     n_judged: int = 0
     correctness: float | None = None
     faithfulness_to_shown: float | None = None
-    #: judged answers given without reading any section (their ``faithful`` is against no passages)
+    #: answers given without reading any section: faithfulness to what was read is undefined, so not judged
     unread_answers: int = 0
 
 
@@ -136,7 +136,8 @@ def _mean(values: Sequence[float]) -> float:
 def summarize(results: Sequence[QuestionResult], k: int) -> Summary:
     """Averages over every question; an adapter error is a question with nothing retrieved."""
     hits = [r for r in results if r.hit(k)]
-    faith = [r.faithful for r in results if r.faithful is not None]
+    # an answer that read nothing has no evidence to be faithful to: undefined, whatever a record says
+    faith = [r.faithful for r in results if r.faithful is not None and r.sections_read != 0]
     correct = [r.correct for r in results if r.correct is not None]
     to_shown = [r.faithful_to_shown for r in results if r.faithful_to_shown is not None]
     return Summary(
@@ -152,7 +153,7 @@ def summarize(results: Sequence[QuestionResult], k: int) -> Summary:
         n_judged=len(faith),
         correctness=_mean([float(c) for c in correct]) if correct else None,
         faithfulness_to_shown=_mean([float(f) for f in to_shown]) if to_shown else None,
-        unread_answers=sum(r.sections_read == 0 and r.faithful is not None for r in results),
+        unread_answers=sum(r.sections_read == 0 and r.answer is not None for r in results),
     )
 
 

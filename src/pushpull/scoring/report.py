@@ -20,10 +20,11 @@ from ..chunks import Chunk
 from ..questions import SHAPES
 from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
+from .verdict import has_sampled_block, render_verdict, verdict_json, verdicts
 
 #: the narrowest the name column gets, so a short run still has a readable header
 _MIN_LABEL_WIDTH = 12
-#: marks a ``faith`` figure that includes answers given without reading any section
+#: marks a ``faith`` figure of a row that gave answers without reading any section (those are not judged)
 _UNREAD_MARK = "*"
 
 
@@ -40,6 +41,7 @@ def _columns(k: int, label_width: int) -> list[tuple[str, int]]:
         (f"NDCG@{k}|hit", 12),
         ("hit", 6),
         ("faith", 7),
+        ("judged", 7),
         ("correct", 8),
         ("n", 5),
         ("err", 4),
@@ -56,6 +58,7 @@ def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
 
 def _summary_cells(label: str, s: Summary, cost: tuple[str, str]) -> list[str]:
     faith = _f(s.faithfulness, 2) + (_UNREAD_MARK if s.unread_answers else "")
+    judged = str(s.n_judged) if s.n_judged or s.unread_answers else "—"
     return [
         label,
         _f(s.recall),
@@ -64,6 +67,7 @@ def _summary_cells(label: str, s: Summary, cost: tuple[str, str]) -> list[str]:
         _f(s.ndcg_given_hit),
         _f(s.hit_rate),
         faith,
+        judged,
         _f(s.correctness, 2),
         str(s.n),
         str(s.errors),
@@ -119,11 +123,25 @@ def _sample_ids(run: RunResult) -> set[str]:
 def _unread_lines(run: RunResult) -> list[str]:
     """A note per row whose ``faith`` counts answers given without reading a section."""
     return [
-        f"{_UNREAD_MARK} {row.name}: {s.unread_answers} of {s.n_judged} judged answers read no section; "
-        f"faithful to what was shown (the sections read, else the snippets) {_f(s.faithfulness_to_shown, 2)}"
+        f"{_UNREAD_MARK} {row.name}: {s.unread_answers} of {s.n} answers read no section and are not judged "
+        f"(faithfulness to what was read is undefined); faithful to what was shown (the sections read, "
+        f"else the snippets) {_f(s.faithfulness_to_shown, 2)}"
         for row in run.rows
         if (s := row.overall).unread_answers
     ]
+
+
+def _verdict_lines(run: RunResult) -> list[str]:
+    """The verdict per shape under the table: over every question, then over the sample if rows were sampled."""
+    title = (
+        f"verdict per shape, recall@{run.k}: the best push row on each shape's questions, "
+        "and every other row's recall with its margin over it (= a tie)"
+    )
+    lines = render_verdict(verdicts(run), run.k, title)
+    if has_sampled_block(run):
+        sample_title = f"the same on the {len(_sample_ids(run))} sampled questions, every row"
+        lines += [""] * bool(lines) + render_verdict(verdicts(run, sampled=True), run.k, sample_title)
+    return [""] + lines if lines else []
 
 
 def render_table(run: RunResult) -> str:
@@ -143,6 +161,7 @@ def render_table(run: RunResult) -> str:
         lines += ["", f"like with like: every row on the same {len(_sample_ids(run))} sampled questions", header]
         lines += ["-" * len(header)]
         lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in same]
+    lines += _verdict_lines(run)
     es = run.evalset
     counts = ", ".join(f"{shape} {count}" for shape, count in es.counts.items()) or "none"
     lines += [
@@ -160,7 +179,8 @@ def render_table(run: RunResult) -> str:
             "scored as misses, never judged"
         ),
         (
-            "faith = answers supported by the passages retrieved (pull rows: by the sections read); "
+            "faith = answers supported by the passages retrieved (pull rows: by the sections read; "
+            "an answer that read nothing is not judged); judged = answers judged; "
             "correct = answers stating the reference answer's facts"
         ),
     ]
@@ -234,6 +254,7 @@ def _row_json(row: RowResult) -> dict[str, Any]:
     return {
         "name": row.name,
         "sampled": row.sampled,
+        "push": row.push,
         "overall": asdict(row.overall),
         "by_shape": {shape: asdict(s) for shape, s in row.by_shape.items()},
         "stats": row.stats,
@@ -254,6 +275,7 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
         "rows": [_row_json(row) for row in run.rows],
         "skipped_rows": run.skipped_rows,
         "notes": run.notes,
+        "verdict": verdict_json(run),
         "spend": spend or {},
         **run.meta,
     }

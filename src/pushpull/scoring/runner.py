@@ -45,6 +45,8 @@ class RunRow:
     name: str
     adapter: Any
     sampled: bool = False
+    #: a push configuration (what a RAG pipeline hands the model): the rows the verdict compares against
+    push: bool = False
 
 
 @dataclass
@@ -54,6 +56,7 @@ class RowResult:
     stats: dict[str, Any]
     sampled: bool
     k: int
+    push: bool = False
     overall: Summary = field(init=False)
     by_shape: dict[str, Summary] = field(init=False)
 
@@ -129,6 +132,7 @@ def _judge(adapter: Any, question: Question, result: QuestionResult, judge: Any,
         else:
             read, snippets = shown
             result.sections_read = len(read)
+            # faithfulness to what was read is undefined when nothing was read: the judge returns None
             result.faithful = judge_faithfulness_to_texts(judge, question.q, read, result.answer)
             result.faithful_to_shown = (
                 result.faithful if read else judge_faithfulness_to_texts(judge, question.q, snippets, result.answer)
@@ -167,7 +171,7 @@ def run_row(
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(one, questions))
-    return RowResult(row.name, results, adapter_stats(row.adapter), row.sampled, k)
+    return RowResult(row.name, results, adapter_stats(row.adapter), row.sampled, k, row.push)
 
 
 def run(
