@@ -10,8 +10,8 @@ import pytest
 from embeddings_endpoint import serve_embeddings
 from pushpull.chunks import Chunk
 from pushpull.errors import UsageError
-from pushpull.retrievers.tantivy_bm25 import TantivyBM25
 from pushpull.retrievers import PushConfig, build_push_configs
+from pushpull.retrievers.tantivy_bm25 import TantivyBM25
 
 CHUNKS = [
     Chunk("install#1", "Install uv with the standalone installer or pip install uv.", "install.md"),

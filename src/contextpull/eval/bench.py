@@ -131,9 +131,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     behaviour = fingerprint.of_store(store_path)
     shown = fingerprint.shown(store_path)
     recorded = (
-        replay.load(options.replay, behaviour, allow_stale=options.allow_stale, shown=shown)
-        if options.replay
-        else None
+        replay.load(options.replay, behaviour, allow_stale=options.allow_stale, shown=shown) if options.replay else None
     )
     if recorded is not None:
         options = options.replaying(recorded.options)

@@ -102,9 +102,9 @@ def load(run_dir: Path, current: Fingerprint, *, allow_stale: bool, shown: dict[
     behaviour = Fingerprint.from_dict(recorded["behaviour"])
     changes = current.changes_since(behaviour) + _shown_changes(recorded.get("shown") or {}, shown or {})
     if changes and not allow_stale:
-        shown = ", ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
+        named = ", ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
         raise ReplayRefused(
-            f"replay refused: the code or store changed since {run_dir} was made: {shown}",
+            f"replay refused: the code or store changed since {run_dir} was made: {named}",
             "re-make the run, or pass --allow-stale to replay the old pull runs anyway (the table says so)",
         )
     return Replay(run_dir, recorded, behaviour, changes)

@@ -74,7 +74,9 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
         scored = [name for name in push if shape in summaries.get(name, {})]
         if not scored:
             continue
-        best = max(scored, key=lambda name: (summaries[name][shape].recall, summaries[name][shape].mrr, -push.index(name)))
+        best = max(
+            scored, key=lambda name: (summaries[name][shape].recall, summaries[name][shape].mrr, -push.index(name))
+        )
         top = summaries[best][shape]
         out.append(
             ShapeVerdict(
