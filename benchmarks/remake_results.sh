@@ -36,7 +36,8 @@ remake() {  # name, corpus, extra bench options...
     made="$made $name"
 }
 
-remake sample-corpus examples/corpus --sample 10
+# the reranked push row needs a model: the local one, listwise, on the seeded sample only
+remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
 if [ -d "$UV_DOCS" ]; then
     remake uv-docs "$UV_DOCS" --judge none --sample 20
 else
