@@ -16,6 +16,7 @@ import pytest
 
 from pushpull.evalset import build_evalset
 from pushpull.models import Ledger, RetryPolicy, get_provider
+from pushpull.scoring.judge import judge_faithfulness, judge_faithfulness_to_texts
 from pushpull.scoring.report import render_table, write_outputs
 from pushpull.scoring.runner import RunRow, run
 from pushpull_support import CHUNKS, AnthropicFake, scripted_model
@@ -72,26 +73,26 @@ def test_pull_answers_are_judged_against_reads_then_snippets(judge: Any, tmp_pat
         question = by_q[r.qid]
         if "Fees" in question:  # read the FAQ: judged on it, not on the fee chunks retrieved
             assert (r.sections_read, r.faithful, r.faithful_to_shown) == (1, True, True), question
-        else:  # read nothing: unsupported unless the question itself names Tokyo; the snippet supports it
-            assert (r.sections_read, r.faithful, r.faithful_to_shown) == (0, "Tokyo" in question, True), question
+        else:  # read nothing: faithfulness to what was read is undefined, so not judged; the snippet supports it
+            assert (r.sections_read, r.faithful, r.faithful_to_shown) == (0, None, True), question
     unread = [r for r in row.results if r.sections_read == 0]
     assert row.overall.unread_answers == len(unread) == 4
-    assert row.overall.faithfulness == pytest.approx(5 / 8)
+    assert row.overall.faithfulness == 1.0 and row.overall.n_judged == 4  # the four answers that read
     assert row.overall.faithfulness_to_shown == 1.0
     assert row.overall.correctness is not None
     prompts = _judge_prompts(fake)
-    assert sum("Passages:\n(no passages)" in p for p in prompts) == 4
+    assert not any("(no passages)" in p for p in prompts)  # the judge is never asked about no evidence
     assert sum(SNIPPET in p for p in prompts) == 4  # the second judgement, for unread answers only
     assert not any("| Starter | $10" in p for p in prompts)  # the retrieved fee chunks never reach this judge
 
     table = render_table(result)
     header, _, reader_line = table.splitlines()[:3]
-    assert header.split()[6:8] == ["faith", "correct"]
-    assert reader_line.split()[6] == "0.62*"
+    assert header.split()[6:9] == ["faith", "judged", "correct"]
+    assert reader_line.split()[6:8] == ["1.00*", "4"]
     assert (
-        "* reader: 4 of 8 judged answers read no section; faithful to what was shown (the sections read, else the snippets) 1.00"
-        in table
-    )
+        "* reader: 4 of 8 answers read no section and are not judged (faithfulness to what was read is undefined); "
+        "faithful to what was shown (the sections read, else the snippets) 1.00"
+    ) in table
 
     data = json.loads(write_outputs(result, CHUNKS, tmp_path)["results"].read_text())
     overall = data["rows"][0]["overall"]
@@ -120,3 +121,15 @@ def test_rows_without_evidence_have_no_second_figure(judge: Any) -> None:
     assert all(r.faithful is not None and r.faithful_to_shown is None and r.sections_read is None for r in row.results)
     assert row.overall.faithfulness_to_shown is None and row.overall.unread_answers == 0
     assert "*" not in render_table(result).splitlines()[2]
+
+
+def test_an_answer_with_no_evidence_is_never_judged_faithful(judge: Any) -> None:
+    """The scripted judge passes any prompt naming Tokyo; with no passages it must not be asked at all."""
+    provider, fake = judge
+    answer = "The Tokyo daily cap is 250 per traveller."
+    assert judge_faithfulness_to_texts(provider, "What is the Tokyo cap?", [], answer) is None
+    assert judge_faithfulness_to_texts(provider, "What is the Tokyo cap?", ["  ", ""], answer) is None
+    assert judge_faithfulness(provider, "What is the Tokyo cap?", [], answer) is None
+    assert _judge_prompts(fake) == []
+    assert judge_faithfulness_to_texts(provider, "What is the Tokyo cap?", [READ_TEXT], answer) is True
+    assert judge_faithfulness_to_texts(provider, "What is the cap?", ["[x.md#0]\nThe cap is 250."], "250") is False

@@ -11,6 +11,7 @@ from pushpull.evalset import build_evalset
 from pushpull.scoring.metrics import summarize
 from pushpull.scoring.report import NOTHING_RETRIEVED, render_table, slug, trec_run_lines, write_outputs
 from pushpull.scoring.runner import RunRow, run
+from pushpull.scoring.verdict import verdict_json, verdicts
 from pushpull_support import CHUNKS
 
 EVALSET = build_evalset(CHUNKS, shapes=["table", "aggregation"], n=20)
@@ -46,9 +47,9 @@ def test_faith_and_correct_columns_side_by_side() -> None:
     table = render_table(run([RunRow(SHORT, Gold())], EVALSET, CHUNKS, k=5))
     header, _, row = table.splitlines()[:3]
     columns = header.split()
-    assert columns[columns.index("faith") + 1] == "correct"
+    assert columns[columns.index("faith") + 1 : columns.index("faith") + 3] == ["judged", "correct"]
     cells = row.split()
-    assert cells[columns.index("faith")] == cells[columns.index("correct")] == "—"  # no judge, no figures
+    assert cells[columns.index("faith")] == cells[columns.index("judged")] == cells[columns.index("correct")] == "—"
     assert header.startswith("config ")
     assert "correct = answers stating the reference answer's facts" in table
 
@@ -95,7 +96,59 @@ def test_a_table_mixing_sampled_and_full_rows_puts_every_row_on_the_sample() -> 
     full, sampled = lines[start + 3], lines[start + 4]
     assert full.startswith(f"{SHORT} ") and sampled.startswith(f"{LONG} (sample 4) ")
     on_sample = summarize([r for r in result.rows[0].results if r.qid in set(result.sample_ids)], 5)
-    assert full.split()[1] == f"{on_sample.recall:.3f}" and full.split()[8] == "4"  # recall, n over the sample only
+    assert full.split()[1] == f"{on_sample.recall:.3f}" and full.split()[9] == "4"  # recall, n over the sample only
     assert len(result.rows[0].results) > 4
     unsampled = render_table(run([RunRow(SHORT, Gold()), RunRow(LONG, Gold())], EVALSET, CHUNKS, k=5, sample=4))
     assert "like with like" not in unsampled
+
+
+class FirstGoldOnly:
+    """Only the first gold chunk of each question: recall below 1 wherever a question has two."""
+
+    def retrieve(self, query: str, k: int) -> list[str]:
+        return Gold().retrieve(query, k)[:1]
+
+
+def test_the_verdict_names_the_best_push_row_per_shape_and_every_other_rows_margin() -> None:
+    rows = [
+        RunRow("weak push", FirstGoldOnly(), push=True),
+        RunRow("strong push", Gold(), push=True),
+        RunRow("search", FirstGoldOnly()),
+    ]
+    result = run(rows, EVALSET, CHUNKS, k=5)
+    found = {v.shape: v for v in verdicts(result)}
+    assert set(found) == {"overall", *{q.shape for q in EVALSET.questions}}
+    for shape, verdict in found.items():
+        assert verdict.best_push == "strong push" and verdict.best_recall == 1.0
+        assert set(verdict.others) == {"search"}
+        assert verdict.margin("search") == pytest.approx(verdict.others["search"] - 1.0)
+    table = render_table(result)
+    assert "verdict per shape, recall@5: the best push row on each shape's questions" in table
+    overall = next(line for line in table.splitlines() if line.startswith("overall "))
+    assert "strong push 1.000" in overall and f"{found['overall'].others['search']:.3f}" in overall
+    assert "[A] search" in table
+    recorded = verdict_json(result)["all"]
+    assert recorded[0]["shape"] == "overall" and recorded[0]["best_push"] == "strong push"
+
+
+def test_a_tie_goes_to_the_earlier_push_row_and_no_push_row_means_no_verdict() -> None:
+    tied = run(
+        [RunRow("first", Gold(), push=True), RunRow("second", Gold(), push=True), RunRow("s", Gold())],
+        EVALSET,
+        CHUNKS,
+        k=5,
+    )
+    assert {v.best_push for v in verdicts(tied)} == {"first"}
+    assert all(v.margin("s") == 0 for v in verdicts(tied))
+    assert verdicts(run([RunRow("s", Gold())], EVALSET, CHUNKS, k=5)) == []
+    assert "verdict per shape" not in render_table(run([RunRow("s", Gold())], EVALSET, CHUNKS, k=5))
+
+
+def test_sampled_rows_are_judged_against_the_push_rows_on_the_same_sample() -> None:
+    rows = [RunRow("push", EveryOtherQuestion(), push=True), RunRow("pull", Gold(), sampled=True)]
+    result = run(rows, EVALSET, CHUNKS, k=5, sample=4)
+    assert verdicts(result) == []  # the full block has no row but push
+    on_sample = {v.shape: v for v in verdicts(result, sampled=True)}
+    push_on_sample = summarize([r for r in result.rows[0].results if r.qid in set(result.sample_ids)], 5)
+    assert on_sample["overall"].n == 4 and on_sample["overall"].best_recall == pytest.approx(push_on_sample.recall)
+    assert "the same on the 4 sampled questions, every row" in render_table(result)

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from pushpull.chunks import Chunk
-from pushpull.retrievers.bm25 import BM25Retriever
+from pushpull.retrievers.bm25 import BM25Retriever, snowball_english
+from pushpull.retrievers.tantivy_bm25 import TantivyBM25, title_of
 from pushpull.retrievers.tokenize import terms
 
 CORPUS = [
@@ -81,8 +82,51 @@ def test_bm25_only_configs_never_load_the_dense_runtime() -> None:
         "from pushpull.chunks import Chunk\n"
         "from pushpull.retrievers import build_push_configs\n"
         "[c] = build_push_configs([Chunk('a#1', 'Pass --no-cache', 'a.md')], cache_dir=None, which=['bm25'])\n"
-        "assert c.name == 'bm25' and c.retriever.retrieve('--no-cache', 1) == ['a#1']\n"
+        "assert c.name == 'bm25 floor (bare terms)' and c.retriever.retrieve('--no-cache', 1) == ['a#1']\n"
         "print(sorted(m for m in ('onnxruntime', 'tokenizers', 'openai') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+STEMMED = [
+    Chunk("a#0", "## Installing plugins\n\nPlugins extend the agent.", "a.md"),
+    Chunk("b#0", "## Removal\n\nThe agent installs plugins from a folder when asked about installing.", "b.md"),
+    Chunk("c#0", "## Logging\n\nLogs rotate daily.", "c.md"),
+]
+
+
+@pytest.fixture(scope="module", params=["tantivy", "bm25s"])
+def deployed(request: pytest.FixtureRequest) -> object:
+    """The two lexical rows a practitioner would deploy: a real engine with an English analyzer, and bm25s stemmed."""
+    if request.param == "tantivy":
+        return TantivyBM25(STEMMED)
+    return BM25Retriever(STEMMED, analyzer=snowball_english, name="bm25s")
+
+
+def test_deployed_lexical_rows_stem_and_drop_stopwords(deployed: BM25Retriever) -> None:
+    assert set(deployed.retrieve("install", 5)) == {"a#0", "b#0"}  # installing, installs → install
+    assert deployed.retrieve("logged", 5) == ["c#0"]
+    assert deployed.retrieve("the of and", 5) == []  # stopwords only: nothing to match
+    assert deployed.retrieve("install", 0) == []
+
+
+def test_the_floor_matches_words_only_as_typed() -> None:
+    floor = BM25Retriever(STEMMED)
+    assert floor.name == "bm25 floor (bare terms)"
+    assert floor.retrieve("install", 5) == []
+
+
+def test_tantivy_counts_a_title_match_above_the_same_word_in_the_body() -> None:
+    tantivy = TantivyBM25(STEMMED)
+    assert tantivy.retrieve("installing", 2)[0] == "a#0"  # the heading says it; b#0 says it twice in the body
+    assert title_of(STEMMED[0].text) == "Installing plugins" and title_of("plain text\n# late") == ""
+
+
+def test_tantivy_reads_query_syntax_as_words_and_is_deterministic() -> None:
+    tantivy = TantivyBM25(CORPUS)
+    for query in ("what does --no-cache do?", "tool.uv.sources:", '"unbalanced', "a AND (b OR", "-x +y ~z^2"):
+        assert isinstance(tantivy.retrieve(query, 5), list)  # never a query-syntax error
+    assert tantivy.retrieve("UV_CACHE_DIR", 1) == ["env#1"]
+    assert tantivy.retrieve("cache", 7) == tantivy.retrieve("cache", 7)
+    assert TantivyBM25([]).retrieve("cache", 5) == []
