@@ -99,8 +99,8 @@ def test_faithfulness_is_judged_against_reads_then_against_snippets(store: Path,
         ),
     ]
     summary = summarize(run_row(read_row, questions, 5, judge=judge).results, 5)
-    assert summary.n_judged == 2 and summary.unread_answers == 1
-    assert summary.faithfulness == 0.5  # the snippets-only answer had no section read
+    assert summary.n_judged == 1 and summary.unread_answers == 1
+    assert summary.faithfulness == 1.0  # the snippets-only answer read nothing: not judged, not counted
     assert summary.faithfulness_to_shown == 1.0  # but it is supported by the snippets it was shown
 
 

@@ -51,12 +51,16 @@ def test_bench_prints_one_table_and_writes_results(corpus: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].split()[:2] == ["config", "recall@5"]
     rows = [line.split("  ")[0] for line in lines[2:] if line and not line.startswith(" ")]
-    assert rows[:2] == ["bm25", "contextpull search"]
+    assert rows[:2] == ["bm25 floor (bare terms)", "contextpull search"]
+    assert "verdict per shape, recall@5" in done.stdout and "best push row" in done.stdout
     assert "skipped shape conceptual: no model configured" in done.stdout
     assert "spend: no model calls" in done.stdout
     out = corpus / ".contextpull" / "bench"
     data = json.loads((out / "results.json").read_text())
-    assert [row["name"] for row in data["rows"]] == ["bm25", "contextpull search"]
+    assert [row["name"] for row in data["rows"]] == ["bm25 floor (bare terms)", "contextpull search"]
+    assert [row["push"] for row in data["rows"]] == [True, False]
+    assert data["verdict"]["all"][0]["best_push"] == "bm25 floor (bare terms)"
+    assert set(data["shown"]) == {"index", "instructions", "tools"}
     search = data["rows"][1]
     assert search["overall"]["n"] == sum(data["evalset"]["counts"].values()) > 0
     assert search["overall"]["recall"] > 0 and search["overall"]["errors"] == 0

@@ -72,7 +72,7 @@ def test_run_prints_one_table_and_writes_the_folder(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].split()[:2] == ["config", "recall@3"]
     names = [line.split("  ")[0] for line in lines[2:] if line and not line.startswith(" ")]
-    assert names[:3] == ["adapter.py:FirstWords", "adapter.py:Broken", "bm25"]
+    assert names[:3] == ["adapter.py:FirstWords", "adapter.py:Broken", "bm25 floor (bare terms)"]
     broken = next(line for line in lines if line.startswith("adapter.py:Broken")).split()
     assert broken[1] == "0.000" and int(broken[-4]) == int(broken[-5]) > 0  # every question an error, counted
     assert "skipped shape conceptual: no model configured" in done.stdout
@@ -82,7 +82,7 @@ def test_run_prints_one_table_and_writes_the_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in (out / "runs").iterdir()) == [
         "adapter.py-Broken.trec",
         "adapter.py-FirstWords.trec",
-        "bm25.trec",
+        "bm25-floor-bare-terms.trec",
         "sample-ids.txt",
     ]
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
