@@ -12,7 +12,7 @@ from __future__ import annotations
 from pullvec import Embedder, get_embedder, reciprocal_rank_fusion
 
 from .bm25 import BM25Retriever
-from .configs import CONFIG_KEYS, PushConfig, build_push_configs, reranker_label
+from .configs import CONFIG_KEYS, PushConfig, build_push_configs, push_row_name, reranker_label
 from .dense import DenseRetriever
 from .hybrid import HybridRRF
 from .rerank import CrossEncoderFolder, LLMListwiseReranker, RerankedRetriever, Reranker
@@ -31,6 +31,7 @@ __all__ = [
     "RerankedRetriever",
     "Reranker",
     "build_push_configs",
+    "push_row_name",
     "get_embedder",
     "reciprocal_rank_fusion",
     "reranker_label",

@@ -80,6 +80,11 @@ def _key(entry: str) -> str:
     return key
 
 
+def push_row_name(key: str, *, embedder: str = "minilm", reranker: str | None = None) -> str:
+    """The row name of push config ``key`` as the report prints it (``tantivy`` → ``tantivy bm25 (…)``)."""
+    return _Builder([], cache_dir=None, embedder=embedder, reranker=reranker)._name(_key(key))
+
+
 def reranker_label(spec: str) -> str:
     """How a reranker spec appears in a row name: a folder by its name, an LLM by its spec."""
     kind, _, target = spec.partition(":")
