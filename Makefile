@@ -26,11 +26,11 @@ install-test: $(BIN)/python
 # committed records of the local-model run: no model needed); then replay that run with this code.
 demo: install
 	@echo "[demo 1/3] ingest the bundled corpus $(CORPUS)"
-	$(BIN)/contextpull ingest $(CORPUS)
+	@$(BIN)/contextpull ingest $(CORPUS)
 	@echo "[demo 2/3] the published push-and-pull table (benchmarks/results/sample-corpus)"
-	$(BIN)/contextpull results benchmarks/results/sample-corpus --explain
+	@$(BIN)/contextpull results benchmarks/results/sample-corpus --explain
 	@echo "[demo 3/3] the same run replayed by this code: push and search rows scored now, model calls from the run's caches, checked byte for byte"
-	$(BIN)/contextpull bench $(CORPUS) --replay benchmarks/results/sample-corpus
+	@$(BIN)/contextpull bench $(CORPUS) --replay benchmarks/results/sample-corpus --view none
 
 # Lint, format and types first (seconds), then the built package as a user gets it, then the suite
 # (which reuses the smoke's base venv rather than installing the wheel again).

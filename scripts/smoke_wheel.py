@@ -280,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list-tools":
         list_tools(args.config)
         return 0
+    # the stores the smoke's ingests remember go to a throwaway user data folder, never the user's own
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="contextpull-smoke-data-")
     try:
         if args.work:
             smoke(args.work.resolve(), launchers=not args.no_launchers)

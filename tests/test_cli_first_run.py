@@ -165,7 +165,7 @@ def test_grep_shows_every_matching_line_with_its_line_number_in_the_file(store: 
 @pytest.mark.parametrize("run_name", ["sample-corpus", "uv-docs"])
 def test_a_published_run_is_rescored_exactly_without_a_model(run_name: str, tmp_path: Path) -> None:
     folder = ROOT / "benchmarks" / "results" / run_name
-    shown = run("results", str(folder), "--explain", env={"XDG_CACHE_HOME": str(tmp_path)})
+    shown = run("results", str(folder), "--explain", "--full", env={"XDG_CACHE_HOME": str(tmp_path)})
     assert shown.returncode == 0, shown.stderr
     committed = (folder / "table.txt").read_text(encoding="utf-8").split("\n\nspend:", 1)[0]
     # The run's figures, pull rows included, come back from its per-question records alone.
@@ -175,6 +175,9 @@ def test_a_published_run_is_rescored_exactly_without_a_model(run_name: str, tmp_
     recorded = json.loads((folder / "results.json").read_text(encoding="utf-8"))["provenance"]
     assert "no model was called" in shown.stdout and f"Made at commit {recorded['commit'][:10]}" in shown.stdout
     assert "What the rows mean" in shown.stdout
+    brief = run("results", str(folder), "--explain").stdout
+    assert "verdict per shape" in brief and "--full" in brief and "  conceptual  " not in brief
+    assert len(brief.splitlines()) <= 60
     data = json.loads(run("results", str(folder), "--json").stdout)
     assert data["model_calls"] == 0 and any(row["name"].startswith("pull, ids read") for row in data["rows"])
 

@@ -118,7 +118,7 @@ def test_the_verdict_names_the_best_push_row_per_shape_and_every_other_rows_marg
     result = run(rows, EVALSET, CHUNKS, k=5)
     found = {v.shape: v for v in verdicts(result)}
     assert set(found) == {"overall", *{q.shape for q in EVALSET.questions}}
-    for shape, verdict in found.items():
+    for verdict in found.values():
         assert verdict.best_push == "strong push" and verdict.best_recall == 1.0
         assert set(verdict.others) == {"search"}
         assert verdict.margin("search") == pytest.approx(verdict.others["search"] - 1.0)

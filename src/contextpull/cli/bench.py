@@ -41,6 +41,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --replay: replay pull runs recorded by other code anyway (the table says so)",
     )
+    bench.add_argument(
+        "--view",
+        choices=("full", "summary", "none"),
+        default="full",
+        help="what to print: the whole table (default), one screen (the rows overall and the verdict per "
+        "shape), or only where the results went; table.txt always holds the whole table",
+    )
     add_json_option(bench)
     defer_options(bench, _add_harness_options)
     bench.set_defaults(func=run)
@@ -56,7 +63,7 @@ def _add_harness_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pushpull.cli.options import parse_push
     from pushpull.questions import parse_shapes
-    from pushpull.scoring.report import render_table
+    from pushpull.scoring.report import render_summary, render_table
 
     from ..eval.bench import BenchOptions, harness_errors, run_bench
 
@@ -86,10 +93,14 @@ def run(args: argparse.Namespace) -> int:
         replayed = f"\nreplay of {args.replay}: " + (
             "STALE (--allow-stale), not compared" if stale else "table.txt reproduced byte for byte"
         )
+    views = {"full": render_table, "summary": render_summary, "none": lambda _: ""}
+    shown = views[args.view](result.run)
     emit(
         args,
         result.to_dict(),
-        lambda _: render_table(result.run) + f"\n\n{result.spend_line}\nresults: {result.paths['results']}{replayed}",
+        lambda _: (
+            (shown + "\n\n" if shown else "") + f"{result.spend_line}\nresults: {result.paths['results']}{replayed}"
+        ),
     )
     if args.json:
         print(result.spend_line, file=sys.stderr)

@@ -17,15 +17,16 @@ from .common import add_json_option, emit
 #: what each kind of row measures, printed by --explain above the table
 EXPLANATION = """\
 What the rows mean (k = 5 sections per question):
-  push rows  bm25, dense, hybrid: a retriever returns 5 sections and they are pushed into the
-             model's context whole; recall@5 is the share of the gold sections among them.
-  contextpull search   ContextPull's own search, used one-shot the same way (no model).
-  pull baseline        a scripted agent that searches once and reads the top hits: the floor.
-  pull, ids read       a model with the five tools; only the sections it chose to read count.
-  pull, ids surfaced   the same runs, counting every id search or grep showed it: the gap to
-                       'ids read' is snippet leakage (answers taken from snippets, not reads).
-  pull, strict reads   the same model forced by a grammar to read before it answers.
-  faith / correct      a judge model's verdicts on the answers (pull rows: on the sections read).
+  push rows           a retriever returns 5 sections, pushed into the model's context whole:
+                      bm25 floor (bare terms), bm25s and tantivy (English analyzers, as deployed),
+                      dense MiniLM, their hybrid, and the hybrid reranked by the local model.
+  contextpull search  ContextPull's own search, used one-shot the same way (no model).
+  pull baseline       a scripted agent that searches once and reads the top hits: the floor.
+  pull, ids read      a 1.5B local model with the five tools; only the sections it read count.
+                      It often answers from snippets without reading: 0.000 means that, not a bug.
+  pull, ids surfaced  the same runs, counting every id search or grep showed it (the gap to
+                      'ids read' is snippet leakage); strict reads: forced to read before answering.
+  verdict per shape   each row against the strongest push row on that shape's questions.
 """
 
 
@@ -39,12 +40,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("folder", type=Path, metavar="FOLDER", help="a bench output folder")
     parser.add_argument("--explain", action="store_true", help="say what each row means above the table")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="the whole table, every row's per-shape lines and all columns (default: one screen, the rows "
+        "overall and the verdict per shape)",
+    )
     add_json_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pushpull.scoring.report import render_table, results_json
+    from pushpull.scoring.report import render_summary, render_table, results_json
 
     from ..eval.pull_rows import leakage_lines
     from ..eval.recorded import load_recorded_run, recorded_provenance
@@ -53,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     provenance = recorded_provenance(args.folder) or "the code that wrote it is not recorded beside it"
 
     table = "\n".join([render_table(recorded), *leakage_lines(recorded)])
+    shown = table if args.full else "\n".join([render_summary(recorded), *leakage_lines(recorded)])
 
     def render(_: Any) -> str:
         lines = [EXPLANATION] if args.explain else []
@@ -61,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
             f"The rows show what the code and model of that run did. {provenance}",
             _against_committed(args.folder / "table.txt", table),
             "",
-            table,
+            shown,
         ]
+        if not args.full:
+            lines.append(f"per-shape lines of every row: contextpull results {args.folder} --full")
         return "\n".join(lines)
 
     emit(args, {**results_json(recorded), "provenance": provenance, "model_calls": 0}, render)

@@ -31,8 +31,8 @@ __all__ = [
     "RerankedRetriever",
     "Reranker",
     "build_push_configs",
-    "push_row_name",
     "get_embedder",
+    "push_row_name",
     "reciprocal_rank_fusion",
     "reranker_label",
 ]

@@ -192,6 +192,36 @@ def render_table(run: RunResult) -> str:
     return "\n".join(lines)
 
 
+#: the columns of the one-screen summary: what a reader decides on
+_SUMMARY_COLUMNS = ("config", "recall@k", "MRR@k", "faith", "n", "ms/query", "tok/query", "calls/query")
+
+
+def render_summary(run: RunResult) -> str:
+    """The run on one screen: each row overall (no per-shape lines), then the verdict per shape.
+
+    The full table (:func:`render_table`, what ``table.txt`` holds) adds the
+    per-shape lines of every row, the like-with-like block and the rest of
+    the columns.
+    """
+    rows = [
+        (row.name + (f" (sample {row.overall.n})" if row.sampled and run.sample else ""), row.overall, _cost(row))
+        for row in run.rows
+    ]
+    width = max([_MIN_LABEL_WIDTH, *(len(label) + 2 for label, _, _ in rows)])
+    widths = [width, 9, 7, 7, 5, 9, 10, 12]
+    names = [name.replace("@k", f"@{run.k}") for name in _SUMMARY_COLUMNS]
+    header = _line(names, widths)
+    lines = [header, "-" * len(header)]
+    for label, s, (tokens, calls) in rows:
+        faith = _f(s.faithfulness, 2) + (_UNREAD_MARK if s.unread_answers else "")
+        cells = [label, _f(s.recall), _f(s.mrr), faith, str(s.n), _f(s.ms_per_query, 1), tokens, calls]
+        lines.append(_line(cells, widths))
+    lines += _verdict_lines(run)
+    lines += [f"skipped row {name}: {why}" for name, why in run.skipped_rows.items()]
+    lines += _unread_lines(run) + run.notes
+    return "\n".join(lines)
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "config"
 
