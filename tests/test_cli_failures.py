@@ -123,3 +123,21 @@ def test_a_locked_store_is_one_line(tmp_path: Path) -> None:
     with StoreWriter(store):
         line = one_line(run("ingest", str(corpus), "--store", str(store)))
     assert "lock" in line
+
+
+def test_a_usage_error_is_one_line_naming_the_help(tmp_path: Path) -> None:
+    for argv in (["read"], ["bogus"], ["search", "--limit", "x", "a"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "contextpull", *argv], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+        assert "error:" in done.stderr and ("-h`" in done.stderr or "put it after" in done.stderr)
+
+
+def test_serving_a_missing_folder_says_no_such_folder(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "contextpull", "serve", str(tmp_path / "missing")], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1
+    assert f"no such folder or store file: {tmp_path / 'missing'}" in done.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from contextpull.cli import main
+from contextpull.cli.serve import this_install_spec
 from contextpull.extras import extra_for, install_hint
 from server_support import copy_corpus
 
@@ -63,18 +64,21 @@ def _config(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)["mcpServers"]["contextpull"]
 
 
-def test_uvx_and_pipx_entries_pin_this_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from contextpull import __version__
-
+def test_uvx_and_pipx_entries_install_this_very_install_never_a_bare_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The index's ``contextpull`` is another project: without --spec the entry names where this install came from."""
+    source = this_install_spec()  # the test venv's editable install: this clone
+    assert Path(source).exists() and not source.startswith("contextpull==")
     uvx = _config(capsys, str(tmp_path), "--launcher", "uvx")
     assert uvx == {
         "type": "stdio",
         "command": "uvx",
-        "args": ["--from", f"contextpull=={__version__}", "contextpull", "serve", str(tmp_path)],
+        "args": ["--from", source, "contextpull", "serve", str(tmp_path)],
     }
     pipx = _config(capsys, str(tmp_path), "--launcher", "pipx")
     assert pipx["command"] == "pipx"
-    assert pipx["args"] == ["run", "--spec", f"contextpull=={__version__}", "contextpull", "serve", str(tmp_path)]
+    assert pipx["args"] == ["run", "--spec", source, "contextpull", "serve", str(tmp_path)]
 
 
 def test_a_wheel_spec_is_made_absolute(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
@@ -83,7 +87,8 @@ def test_a_wheel_spec_is_made_absolute(tmp_path: Path, capsys: pytest.CaptureFix
     entry = _config(capsys, "docs", "--launcher", "uvx", "--spec", "contextpull-0.1.0-py3-none-any.whl")
     assert entry["args"][:2] == ["--from", str(tmp_path / "contextpull-0.1.0-py3-none-any.whl")]
     assert main(["mcp-config", "docs", "--launcher", "uvx"]) == 0
-    assert "claude mcp add contextpull -- uvx --from contextpull==" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "claude mcp add contextpull -- uvx --from " in out and "contextpull==" not in out
 
 
 @pytest.mark.parametrize(
@@ -120,3 +125,11 @@ def test_a_library_no_command_checks_for_is_still_one_line(tmp_path: Path) -> No
     done = _without(["uvicorn"], ["serve", str(corpus)])  # a base dependency, imported with the server
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip() == 'contextpull: error: uvicorn is not installed — pip install "contextpull[all]"'
+
+
+def test_an_http_entry_comes_with_the_serve_command_for_its_path(tmp_path: Path, capsys) -> None:
+    assert main(["mcp-config", str(tmp_path), "--transport", "http", "--port", "9911"]) == 0
+    out = capsys.readouterr().out
+    assert "First start the server" in out
+    assert f"serve {tmp_path} --transport http --host 127.0.0.1 --port 9911" in out
+    assert "http://127.0.0.1:9911/mcp" in out

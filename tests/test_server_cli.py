@@ -86,7 +86,7 @@ def test_serve_a_missing_store_is_one_line_and_exit_1(tmp_path: Path, transport:
     )
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr.startswith("contextpull: error: no store at ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("contextpull: error: no such folder or store file: ") and done.stderr.count("\n") == 1
 
 
 def test_serve_a_file_that_is_not_a_store(tmp_path: Path) -> None:

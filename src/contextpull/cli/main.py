@@ -41,20 +41,25 @@ _TEXT_COMMANDS = {"search": "--no-cache", "grep": "--filter"}
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error that says how to pass text starting with ``-``.
+    """argparse, with a usage error on one line that says what to do next.
 
-    ``contextpull grep --filter`` reads ``--filter`` as an option; argparse
-    then says only that PATTERN is missing, or that ``--filter`` is unknown.
+    Every failure of the CLI is one line, usage errors included: the message,
+    then where the usage is (``-h``). ``contextpull grep --filter`` reads
+    ``--filter`` as an option; argparse then says only that PATTERN is
+    missing, or that ``--filter`` is unknown, so that line says how to pass
+    text starting with ``-``.
     """
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.rsplit(" ", 1)[-1]
         if command in _TEXT_COMMANDS and ("required" in message or "unrecognized" in message):
-            message += (
-                f"\n  to {command} for text that starts with '-', put it after `--`:"
+            hint = (
+                f"to {command} for text that starts with '-', put it after `--`:"
                 f" contextpull {command} -- {_TEXT_COMMANDS[command]}"
             )
-        super().error(message)
+        else:
+            hint = f"see `{self.prog} -h`"
+        self.exit(2, f"{self.prog}: error: {message}; {hint}\n")
 
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:

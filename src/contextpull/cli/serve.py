@@ -14,7 +14,7 @@ from ..errors import BadArgument, ContextPullError, StoreMissing
 from ..paths import remember
 from ..server.http_guard import TOKEN_ENV
 from ..server.http_limits import HttpLimits
-from ..server.launch import LAUNCHERS, http_entry, stdio_entry
+from ..server.launch import LAUNCHERS, http_entry, server_command, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
@@ -143,7 +143,13 @@ def run_serve(args: argparse.Namespace) -> int:
         raise BadArgument(
             "--token applies to --transport http only", "stdio needs no token: the host starts the server"
         )
-    store_path = _store_for(_target(args))
+    target = _target(args)
+    if args.path and not target.exists():
+        raise StoreMissing(
+            f"no such folder or store file: {target}",
+            "name a corpus folder (it is ingested first) or a store file that `contextpull ingest` wrote",
+        )
+    store_path = _store_for(target)
     log = server.CallLog(sys.stderr) if args.log else None
     if args.max_result_chars < 1000:
         raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
@@ -176,6 +182,13 @@ def run_serve(args: argparse.Namespace) -> int:
         limits=limits,
     )
     auth = "bearer token required" if token else "no token"
+    if not token and not _is_loopback(host):
+        print(
+            f"contextpull: WARNING: listening on {host} without a token: anyone who can reach port {port} "
+            f"can read this store; set {TOKEN_ENV} or pass --token",
+            file=sys.stderr,
+            flush=True,
+        )
     print(
         f"contextpull: serving {store_path} at http://{server.url_host(host)}:{port}{server.ENDPOINT} ({auth})",
         file=sys.stderr,
@@ -183,6 +196,18 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     server.serve_http(app, sock, limits)
     return 0
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only (a loopback name or address)."""
+    import ipaddress
+
+    if host.strip("[]") in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _store_for(target: Path) -> Path:
@@ -204,8 +229,12 @@ def _store_for(target: Path) -> Path:
 
 
 # --- mcp-config ---------------------------------------------------------------
-def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    """``({"mcpServers": {name: entry}}, claude_mcp_add_argv)`` for the chosen transport."""
+def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], list[str] | None]:
+    """``({"mcpServers": {name: entry}}, claude_mcp_add_argv, serve_argv)`` for the chosen transport.
+
+    ``serve_argv`` is the command that starts the HTTP server the entry points at (None for
+    stdio, where the host starts the server itself).
+    """
     if args.transport == "http":
         if args.launcher != "path":
             raise BadArgument(
@@ -213,10 +242,12 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
                 "an HTTP host connects to a running server: start it with `contextpull serve --transport http`",
             )
         entry = http_entry(args.host, args.port, with_token=args.with_token)
+        serve = [*server_command(), "serve", str(_target(args).absolute()), "--transport", "http"]
+        serve += ["--host", args.host, "--port", str(args.port)]
         claude = ["claude", "mcp", "add", "--transport", "http", args.name, entry["url"]]
         if args.with_token:
             claude += ["--header", f"Authorization: Bearer ${TOKEN_ENV}"]
-        return {"mcpServers": {args.name: entry}}, claude
+        return {"mcpServers": {args.name: entry}}, claude, serve
     if args.with_token:
         raise BadArgument("--with-token applies to --transport http only", "drop --with-token for stdio")
     if args.spec and args.launcher == "path":
@@ -228,25 +259,67 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             "run `contextpull ingest DIR` first, or name the folder: `contextpull mcp-config DIR`",
         )
     spec = str(Path(args.spec).absolute()) if args.spec and Path(args.spec).is_file() else args.spec
+    if args.launcher != "path" and not spec:
+        spec = this_install_spec()
     entry = stdio_entry(target.resolve(), args.launcher, spec)
-    return {"mcpServers": {args.name: entry}}, [
-        "claude",
-        "mcp",
-        "add",
-        args.name,
-        "--",
-        entry["command"],
-        *entry["args"],
-    ]
+    return (
+        {"mcpServers": {args.name: entry}},
+        [
+            "claude",
+            "mcp",
+            "add",
+            args.name,
+            "--",
+            entry["command"],
+            *entry["args"],
+        ],
+        None,
+    )
+
+
+def this_install_spec() -> str:
+    """What a tool runner should install to get this very package: the folder or wheel it was installed from.
+
+    A bare requirement such as ``contextpull==0.1.0`` is never written, because the
+    package index holds an unrelated project under that name. Where the source of
+    this install is not on record (it came from an index), the user must say
+    which package to install with ``--spec``.
+    """
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    from ..extras import DISTRIBUTION
+
+    try:
+        recorded = json.loads(metadata.distribution(DISTRIBUTION).read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        recorded = {}
+    url = urlparse(str(recorded.get("url", "")))
+    source = Path(unquote(url.path)) if url.scheme == "file" else None
+    if source is None or not source.exists():
+        raise BadArgument(
+            "this install's source (a folder or a wheel) is not on record, and the package index's "
+            f"{DISTRIBUTION} is another project",
+            "pass --spec with the wheel or folder to install, e.g. --spec dist/contextpull-0.1.0-py3-none-any.whl",
+        )
+    return str(source)
 
 
 def run_mcp_config(args: argparse.Namespace) -> int:
-    config, claude = mcp_config(args)
+    config, claude, serve = mcp_config(args)
 
     def render(data: dict[str, Any]) -> str:
         line = " ".join(_shell_word(word) for word in claude)
+        first = (
+            "First start the server (it must be running when the host connects):\n\n  "
+            + " ".join(shlex.quote(word) for word in serve)
+            + ("   # with CONTEXTPULL_TOKEN set" if args.with_token else "")
+            + "\n\n"
+            if serve
+            else ""
+        )
         return (
-            "Add this to your MCP host's configuration (.mcp.json, claude_desktop_config.json, ...):\n\n"
+            f"{first}Add this to your MCP host's configuration (.mcp.json, claude_desktop_config.json, ...):\n\n"
             f"{json.dumps(data, indent=2, ensure_ascii=False)}\n\n"
             f"Or, for Claude Code:\n\n  {line}"
         )
