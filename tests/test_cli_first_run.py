@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -217,3 +218,23 @@ def test_each_command_loads_only_the_module_that_registers_it() -> None:
     assert set(_subparsers(build_parser()).choices) == set(COMMAND_HOMES)
     for command, home in COMMAND_HOMES.items():
         assert command in _subparsers(build_parser((home,))).choices
+
+
+def test_index_json_lists_the_documents_with_titles_and_section_counts(tmp_path: Path) -> None:
+    corpus = tmp_path / "docs"
+    shutil.copytree(ROOT / "examples" / "corpus", corpus)
+    assert run("ingest", str(corpus), cwd=tmp_path).returncode == 0
+    data = json.loads(run("index", "--prefix", "reference", "--json", cwd=tmp_path).stdout)
+    assert [d["path"] for d in data["documents"]] == ["reference/error-codes.md", "reference/spec-sheet.md"]
+    assert all(d["title"] and d["section_count"] > 0 for d in data["documents"]) and data["text"]
+
+
+def test_stores_count_one_section_in_the_singular_and_vectors_alone_are_reported(tmp_path: Path) -> None:
+    corpus = tmp_path / "one"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# Only\n\nOne section here.\n", encoding="utf-8")
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    assert run("ingest", str(corpus), cwd=tmp_path, env=env).returncode == 0
+    assert "(1 section, " in run("stores", cwd=tmp_path, env=env).stdout
+    embedded = run("ingest", str(corpus), "--embed", "static", cwd=tmp_path, env=env).stdout
+    assert "(documents unchanged; vectors embedded)" in embedded and "0 sections and 1 vectors written" in embedded

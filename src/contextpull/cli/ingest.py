@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 _EXAMPLES_PER_REASON = 3
 #: generation-0 collection threshold during an ingest (Python's default is 700)
 GC_YOUNG_THRESHOLD = 50_000
-#: below this many sections to embed no embedding bar is shown
+#: below this many sections to embed no embedding bar is shown for the static table (thousands a
+#: second); a model (MiniLM embeds about 20 sections a second on 2 cores) always shows one
 EMBED_MIN = 2000
 
 
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     with (
         _fewer_collections(),
         progress_bar() as progress,
-        progress_bar("embedding", min_total=EMBED_MIN) as embed_progress,
+        progress_bar("embedding", min_total=EMBED_MIN if args.embed in (None, "static") else 1) as embed_progress,
     ):
         report = ingest(
             args.dir,
@@ -163,14 +164,24 @@ def _fewer_collections() -> Iterator[None]:
         gc.unfreeze()
 
 
+def _unchanged_note(report: IngestReport) -> str:
+    """What the first line adds when no document changed: nothing written, or only vectors."""
+    if report.wrote and report.sections_written:
+        return ""
+    if report.vectors_embedded:
+        return " (documents unchanged; vectors embedded)"
+    return "" if report.wrote else " (corpus unchanged, nothing written)"
+
+
 def render(report: IngestReport) -> str:
     lines = [
-        f"{report.store}: {report.documents:,} documents, {report.sections:,} sections"
-        + ("" if report.wrote else " (corpus unchanged, nothing written)"),
+        f"{report.store}: {report.documents:,} documents, {report.sections:,} sections" + _unchanged_note(report),
         (
             f"  seen {report.documents_seen:,}: added {report.added:,}, changed {report.changed:,},"
             f" unchanged {report.unchanged:,}, deleted {report.deleted:,};"
-            f" {report.sections_written:,} sections written in {report.elapsed_s:.2f}s"
+            f" {report.sections_written:,} sections"
+            + (f" and {report.vectors_embedded:,} vectors" if report.vectors_embedded else "")
+            + f" written in {report.elapsed_s:.2f}s"
         ),
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -127,8 +128,25 @@ def _add_filter(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _IndexView:
+    """The index text, and for ``--json`` the documents it covers with their titles, summaries and counts."""
+
+    result: Any
+    documents: list[dict[str, Any]]
+
+    @property
+    def text(self) -> str:
+        return str(self.result.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.result.to_dict(), "documents": self.documents}
+
+
 def _index(ops: Ops, args: argparse.Namespace) -> Any:
-    return ops.index(args.prefix)
+    result = ops.index(args.prefix)
+    documents = [asdict(entry) for entry in ops.store.documents(args.prefix or "")]
+    return _IndexView(result, documents)
 
 
 def _search(ops: Ops, args: argparse.Namespace) -> Any:

@@ -56,7 +56,8 @@ def _render(data: dict[str, Any]) -> str:
         elif "problem" in row:
             state = row["problem"]
         else:
-            state = f"{row['sections']:,} sections, {_size(row['bytes'])}"
+            count = row["sections"]
+            state = f"{count:,} section{'' if count == 1 else 's'}, {_size(row['bytes'])}"
         lines.append(f"{row['corpus']}\n    {row['store']}  ({state}; ingested {_age(row['ingested_at'])} ago)")
     return "\n".join(lines)
 
