@@ -85,7 +85,42 @@ def table(name: str) -> str:
         f"Pull rows ran on a seeded sample of {len(ids)} of the {total} questions; compare rows in the "
         "sampled columns, where every row answers the same questions."
     )
-    return "\n".join([f"_{_provenance(data)}._", "", *lines, "", sampled_note, ""])
+    return "\n".join([f"_{_provenance(data)}._", "", *lines, "", sampled_note, "", *verdict_table(data), ""])
+
+
+def verdict_table(data: dict[str, Any]) -> list[str]:
+    """The run's verdict per shape as markdown: the best push row on each shape and every other row against it.
+
+    Taken from the sampled block where the run sampled rows (every row on the
+    same questions), else from the block over all questions; nothing for a
+    run recorded before verdicts were.
+    """
+    blocks = data.get("verdict") or {}
+    found = blocks.get("sample") or blocks.get("all") or []
+    if not found:
+        return []
+    names = list(dict.fromkeys(name for v in found for name in v["recall"]))
+    where = "the sampled questions" if blocks.get("sample") else "every question"
+    lines = [
+        f"Verdict per shape, recall@{data['k']} on {where}: the best push row on that shape's questions, and each "
+        "other row with its margin over it (= a tie).",
+        "",
+        "| shape | n | best push row | recall | " + " | ".join(names) + " |",
+        "|---|---|---|---|" + "---|" * len(names),
+    ]
+    for v in found:
+        cells = []
+        for name in names:
+            recall = v["recall"].get(name)
+            if recall is None:
+                cells.append("—")
+                continue
+            margin = recall - v["best_push_recall"]
+            cells.append(f"{recall:.3f} ({'=' if abs(margin) < 0.0005 else f'{margin:+.3f}'})")
+        lines.append(
+            f"| {v['shape']} | {v['n']} | {v['best_push']} | {v['best_push_recall']:.3f} | " + " | ".join(cells) + " |"
+        )
+    return lines
 
 
 def regenerate(text: str) -> str:
