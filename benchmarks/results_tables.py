@@ -102,8 +102,10 @@ def verdict_table(data: dict[str, Any]) -> list[str]:
     names = list(dict.fromkeys(name for v in found for name in v["recall"]))
     where = "the sampled questions" if blocks.get("sample") else "every question"
     lines = [
-        f"Verdict per shape, recall@{data['k']} on {where}: the best push row on that shape's questions, and each "
-        "other row with its margin over it (= a tie).",
+        (
+            f"Verdict per shape, recall@{data['k']} on {where}: the best push row on that shape's questions, "
+            "and each other row with its margin over it (= a tie)."
+        ),
         "",
         "| shape | n | best push row | recall | " + " | ".join(names) + " |",
         "|---|---|---|---|" + "---|" * len(names),
