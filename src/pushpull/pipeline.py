@@ -80,7 +80,12 @@ def evalset_for(
 
 
 def push_rows(
-    chunks: Sequence[Chunk], which: Sequence[str] | None, cache_dir: Path, *, reranker: str | None = None
+    chunks: Sequence[Chunk],
+    which: Sequence[str] | None,
+    cache_dir: Path,
+    *,
+    reranker: str | None = None,
+    embedder: str = "minilm",
 ) -> Rows:
     """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""
     if which is not None and not which:
@@ -90,7 +95,11 @@ def push_rows(
 
     rows = Rows()
     for config in build_push_configs(
-        chunks, cache_dir=cache_dir / "push", which=list(which) if which else None, reranker=reranker
+        chunks,
+        cache_dir=cache_dir / "push",
+        which=list(which) if which else None,
+        reranker=reranker,
+        embedder=embedder,
     ):
         if config.retriever is None:
             rows.skipped[config.name] = config.skip_reason or "unavailable"
