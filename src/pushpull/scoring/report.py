@@ -20,7 +20,7 @@ from ..chunks import Chunk
 from ..questions import SHAPES
 from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
-from .verdict import has_sampled_block, render_verdict, verdict_json, verdicts
+from .verdict import has_sampled_block, render_verdict, sample_ids, verdict_json, verdicts
 
 #: the narrowest the name column gets, so a short run still has a readable header
 _MIN_LABEL_WIDTH = 12
@@ -100,7 +100,7 @@ def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]
     nothing to reconcile.
     """
     sampled = [row.sampled for row in run.rows]
-    ids = _sample_ids(run)
+    ids = sample_ids(run)
     if not run.sample or all(sampled) or not any(sampled):
         return []
     if all(len(row.results) == len(ids) for row in run.rows):
@@ -113,11 +113,6 @@ def _like_with_like(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]
         )
         for row in run.rows
     ]
-
-
-def _sample_ids(run: RunResult) -> set[str]:
-    """The sampled questions: as recorded, or (runs recorded before ids were kept) those the sampled rows scored."""
-    return set(run.sample_ids) or {r.qid for row in run.rows if row.sampled for r in row.results}
 
 
 def _unread_lines(run: RunResult) -> list[str]:
@@ -139,7 +134,7 @@ def _verdict_lines(run: RunResult) -> list[str]:
     )
     lines = render_verdict(verdicts(run), run.k, title)
     if has_sampled_block(run):
-        sample_title = f"the same on the {len(_sample_ids(run))} sampled questions, every row"
+        sample_title = f"the same on the {len(sample_ids(run))} sampled questions, every row"
         lines += [""] * bool(lines) + render_verdict(verdicts(run, sampled=True), run.k, sample_title)
     return [""] + lines if lines else []
 
@@ -158,7 +153,7 @@ def render_table(run: RunResult) -> str:
     lines = [header, "-" * len(header)]
     lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in body]
     if same:
-        lines += ["", f"like with like: every row on the same {len(_sample_ids(run))} sampled questions", header]
+        lines += ["", f"like with like: every row on the same {len(sample_ids(run))} sampled questions", header]
         lines += ["-" * len(header)]
         lines += [_line(_summary_cells(label, summary, cost), widths) for label, summary, cost in same]
     lines += _verdict_lines(run)

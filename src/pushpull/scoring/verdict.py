@@ -62,7 +62,7 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
 
     Empty when the run has no push row or no row to compare with it.
     """
-    ids = _sample_ids(run) if sampled else None
+    ids = sample_ids(run) if sampled else None
     rows = [row for row in run.rows if sampled or not row.sampled]
     push = [row.name for row in rows if row.push]
     others = [row.name for row in rows if not row.push]
@@ -91,7 +91,8 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
     return out
 
 
-def _sample_ids(run: RunResult) -> set[str]:
+def sample_ids(run: RunResult) -> set[str]:
+    """The sampled questions: as recorded, or (runs recorded before ids were kept) those the sampled rows scored."""
     return set(run.sample_ids) or {r.qid for row in run.rows if row.sampled for r in row.results}
 
 
