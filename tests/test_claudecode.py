@@ -123,7 +123,7 @@ def test_a_server_that_cannot_start_fails_before_any_claude_run(store: Path, cla
     moved.write_bytes(store.read_bytes())
     pull = ClaudeCodeRetriever(moved)
     moved.unlink()
-    with pytest.raises(PullRunFailed, match="did not start.*no store at"):
+    with pytest.raises(PullRunFailed, match="did not start.*no such folder or store file"):
         pull.retrieve(QUESTION, 5)
     assert invocations(claude_log) == []
 
