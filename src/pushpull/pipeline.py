@@ -86,6 +86,7 @@ def push_rows(
     *,
     reranker: str | None = None,
     embedder: str = "minilm",
+    reranker_provider: Any | None = None,
 ) -> Rows:
     """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""
     if which is not None and not which:
@@ -100,6 +101,7 @@ def push_rows(
         which=list(which) if which else None,
         reranker=reranker,
         embedder=embedder,
+        reranker_provider=reranker_provider,
     ):
         if config.retriever is None:
             rows.skipped[config.name] = config.skip_reason or "unavailable"

@@ -57,7 +57,12 @@ class BenchError(ContextPullError):
 
 def push_row_builder(ctx: BenchContext) -> Rows:
     """bm25 / dense / hybrid / rerank over the exported chunks (pushpull's push configs)."""
-    return push_rows(ctx.chunks, ctx.options.push, ctx.cache_dir, reranker=ctx.options.reranker)
+    reranker = ctx.options.reranker
+    provider = None
+    if ctx.replay is not None and reranker and reranker.startswith("llm:"):
+        # a replay answers the reranker's calls from the run's cache, as it does the pull rows'
+        provider = ctx.replay.provider(reranker.removeprefix("llm:"), ctx.cache_dir / "push")
+    return push_rows(ctx.chunks, ctx.options.push, ctx.cache_dir, reranker=reranker, reranker_provider=provider)
 
 
 def search_row_builder(ctx: BenchContext) -> Rows:

@@ -11,7 +11,7 @@ from pullvec import get_embedder
 
 from ..errors import UsageError
 from ..models import get_provider
-from ..models.base import ModelError, NoModelConfigured
+from ..models.base import ModelError, NoModelConfigured, Provider
 from ..protocol import Retriever
 from .base import ChunkLike
 from .bm25 import BM25Retriever, snowball_english
@@ -58,16 +58,20 @@ def build_push_configs(
     which: list[str] | None = None,
     embedder: str = "minilm",
     reranker: str | None = None,
+    reranker_provider: Provider | None = None,
 ) -> list[PushConfig]:
     """The requested push configs (all six by default), in report order.
 
     ``which`` holds keys (``bm25``, ``bm25s``, ``tantivy``, ``dense``, ``hybrid``, ``rerank``) or row
-    names. ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``.
+    names. ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``; ``reranker_provider``, when
+    given, answers an ``llm:`` reranker's calls instead of a provider opened from the spec (a replay's
+    recorded provider, which answers from the run's cache with no model installed).
     Raises ``UsageError`` for an unknown row, embedder or reranker spec and
     ``InputError`` for a cross-encoder folder without its files.
     """
     wanted = set(CONFIG_KEYS) if which is None else {_key(entry) for entry in which}
     builder = _Builder(chunks, cache_dir=cache_dir, embedder=embedder, reranker=reranker)
+    builder.reranker_provider = reranker_provider
     if "rerank" in wanted:
         builder.load_reranker()  # a bad spec or folder fails before minutes of embedding
     return [builder.config(key) for key in CONFIG_KEYS if key in wanted]
@@ -104,6 +108,7 @@ class _Builder:
         self._built: dict[str, Retriever] = {}
         self._failed: dict[str, str] = {}
         self._reranker: Reranker | None = None
+        self.reranker_provider: Provider | None = None
         self._builders: dict[str, Callable[[], Retriever]] = {
             "bm25": self._build_bm25,
             "bm25s": self._build_bm25s,
@@ -189,6 +194,8 @@ class _Builder:
         kind, _, target = spec.partition(":")
         if kind == "onnx" and target:
             return CrossEncoderFolder(Path(target).expanduser())
+        if kind == "llm" and target and self.reranker_provider is not None:
+            return LLMListwiseReranker(self.reranker_provider)
         if kind == "llm" and target:
             try:
                 return LLMListwiseReranker(get_provider(target, cache_dir=self.cache_dir))
