@@ -61,6 +61,7 @@ from pushpull.questions import SHAPES
 from pushpull.retrievers import push_row_name
 from pushpull.scoring.metrics import reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
+from pushpull.scoring.verdict import best_push_row
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -262,17 +263,15 @@ def check_targets(block: Scored) -> list[tuple[str, bool, str]]:
 
 
 def best_push(block: Scored, shape: str) -> tuple[str, float] | None:
-    """The strongest push row of ``block`` on ``shape`` (or ``overall``) by recall@k, then MRR@k, then row order."""
+    """The strongest push row of ``block`` on ``shape`` (or ``overall``), chosen as the bench's verdict does."""
     scored = []
-    for order, name in enumerate(PUSH_ROWS):
+    for name in PUSH_ROWS:
         row = block.row(name)
         summary = None if row is None else row.overall if shape == "overall" else row.by_shape.get(shape)
         if summary is not None:
-            scored.append((summary.recall, summary.mrr, -order, name))
-    if not scored:
-        return None
-    recall, _, _, name = max(scored)
-    return name, recall
+            scored.append((name, summary))
+    found = best_push_row(scored)
+    return None if found is None else (found[0], found[1].recall)
 
 
 def _lexical_targets(block: Scored) -> list[tuple[str, bool, str]]:

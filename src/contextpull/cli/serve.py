@@ -14,7 +14,7 @@ from ..errors import BadArgument, ContextPullError, StoreMissing
 from ..paths import remember
 from ..server.http_guard import TOKEN_ENV
 from ..server.http_limits import HttpLimits
-from ..server.launch import LAUNCHERS, http_entry, server_command, stdio_entry
+from ..server.launch import LAUNCHERS, http_entry, serve_argv, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
@@ -242,8 +242,7 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], lis
                 "an HTTP host connects to a running server: start it with `contextpull serve --transport http`",
             )
         entry = http_entry(args.host, args.port, with_token=args.with_token)
-        serve = [*server_command(), "serve", str(_target(args).absolute()), "--transport", "http"]
-        serve += ["--host", args.host, "--port", str(args.port)]
+        serve = [*serve_argv(_target(args)), "--transport", "http", "--host", args.host, "--port", str(args.port)]
         claude = ["claude", "mcp", "add", "--transport", "http", args.name, entry["url"]]
         if args.with_token:
             claude += ["--header", f"Authorization: Bearer ${TOKEN_ENV}"]

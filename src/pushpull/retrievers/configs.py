@@ -70,8 +70,9 @@ def build_push_configs(
     ``InputError`` for a cross-encoder folder without its files.
     """
     wanted = set(CONFIG_KEYS) if which is None else {_key(entry) for entry in which}
-    builder = _Builder(chunks, cache_dir=cache_dir, embedder=embedder, reranker=reranker)
-    builder.reranker_provider = reranker_provider
+    builder = _Builder(
+        chunks, cache_dir=cache_dir, embedder=embedder, reranker=reranker, reranker_provider=reranker_provider
+    )
     if "rerank" in wanted:
         builder.load_reranker()  # a bad spec or folder fails before minutes of embedding
     return [builder.config(key) for key in CONFIG_KEYS if key in wanted]
@@ -99,7 +100,13 @@ class _Builder:
     """Builds each retriever at most once, sharing bm25 and dense between rows."""
 
     def __init__(
-        self, chunks: Sequence[ChunkLike], *, cache_dir: Path | None, embedder: str, reranker: str | None
+        self,
+        chunks: Sequence[ChunkLike],
+        *,
+        cache_dir: Path | None,
+        embedder: str,
+        reranker: str | None,
+        reranker_provider: Provider | None = None,
     ) -> None:
         self.chunks = chunks
         self.cache_dir = cache_dir
@@ -108,7 +115,7 @@ class _Builder:
         self._built: dict[str, Retriever] = {}
         self._failed: dict[str, str] = {}
         self._reranker: Reranker | None = None
-        self.reranker_provider: Provider | None = None
+        self.reranker_provider = reranker_provider
         self._builders: dict[str, Callable[[], Retriever]] = {
             "bm25": self._build_bm25,
             "bm25s": self._build_bm25s,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..questions import SHAPES
-from .metrics import Summary, summarize
+from .metrics import Summary, summarize, summarize_by_shape
 from .runner import RowResult, RunResult
 
 #: the verdict's first line: every question of the set
@@ -29,15 +29,13 @@ class ShapeVerdict:
 
     shape: str
     n: int
-    best_push: str | None
-    best_recall: float | None
-    best_mrr: float | None
+    best_push: str
+    best_recall: float
+    best_mrr: float
     others: dict[str, float] = field(default_factory=dict)
 
-    def margin(self, row: str) -> float | None:
-        """``row``'s recall minus the best push row's; None without a push row."""
-        if self.best_recall is None:
-            return None
+    def margin(self, row: str) -> float:
+        """``row``'s recall minus the best push row's."""
         return self.others[row] - self.best_recall
 
 
@@ -48,12 +46,7 @@ def _summaries(rows: Sequence[RowResult], ids: set[str] | None, k: int) -> dict[
         results = [r for r in row.results if ids is None or r.qid in ids]
         if not results:
             continue
-        by_shape = {OVERALL: summarize(results, k)}
-        for shape in SHAPES:
-            picked = [r for r in results if r.shape == shape]
-            if picked:
-                by_shape[shape] = summarize(picked, k)
-        out[row.name] = by_shape
+        out[row.name] = {OVERALL: summarize(results, k), **summarize_by_shape(results, k)}
     return out
 
 
@@ -71,13 +64,10 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
     summaries = _summaries(rows, ids, run.k)
     out = []
     for shape in (OVERALL, *SHAPES):
-        scored = [name for name in push if shape in summaries.get(name, {})]
-        if not scored:
+        found = best_push_row([(name, summaries[name][shape]) for name in push if shape in summaries.get(name, {})])
+        if found is None:
             continue
-        best = max(
-            scored, key=lambda name: (summaries[name][shape].recall, summaries[name][shape].mrr, -push.index(name))
-        )
-        top = summaries[best][shape]
+        best, top = found
         out.append(
             ShapeVerdict(
                 shape,
@@ -89,6 +79,13 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
             )
         )
     return out
+
+
+def best_push_row(scored: Sequence[tuple[str, Summary]]) -> tuple[str, Summary] | None:
+    """The strongest of ``(name, summary)`` push rows in report order: recall@k, then MRR@k, then the earlier row."""
+    if not scored:
+        return None
+    return max(scored, key=lambda item: (item[1].recall, item[1].mrr, -scored.index(item)))
 
 
 def sample_ids(run: RunResult) -> set[str]:
@@ -124,7 +121,7 @@ def render_verdict(found: Sequence[ShapeVerdict], k: int, title: str) -> list[st
             if name not in v.others:
                 cells.append(f"{'—':>16}")
                 continue
-            margin = v.margin(name) or 0.0
+            margin = v.margin(name)
             mark = "=" if abs(margin) < 0.0005 else f"{margin:+.3f}"
             cells.append(f"{v.others[name]:.3f} {mark:>6}".rjust(16))
         lines.append(f"{v.shape:<14}{v.n:>4}  {best:<{best_width}}" + "".join(cells))
