@@ -3,6 +3,8 @@
     python benchmarks/reliability.py adversarial            # 100 KB files: ingest seconds each; 1 MB ratio
     python benchmarks/reliability.py http --seconds 60      # 32 clients of mixed search/read: calls/s, p50/p95/p99
     python benchmarks/reliability.py sessions --count 10000 # server memory while clients abandon sessions
+    python benchmarks/reliability.py hostile                # the second campaign's files: reason, s, peak RSS
+    python benchmarks/reliability.py attacks                # a new client's wait during slow bodies, held streams
 
 Everything runs on loopback with bounded loops; the server runs as a
 subprocess pinned to CPU 0 and the load generator to the other CPUs where
@@ -17,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +36,9 @@ import httpx
 from contextpull.ingestion.run import ingest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the hostile files are built by the tests' own builders
+import hostile_files
+
 SAMPLE = REPO / "examples" / "corpus"
 LISTENING = re.compile(r"at (http://\S+/mcp)")
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -76,6 +82,97 @@ def adversarial(args: argparse.Namespace) -> dict[str, Any]:
             rows[name]["ratio_1mb_to_100kb"] = round(seconds[1] / seconds[0], 1)
             print(f"{name:30} 100 KB {seconds[0]:6.3f} s   1 MB {seconds[1]:7.3f} s", file=sys.stderr)
     return rows
+
+
+def _hostile_files(folder: Path) -> dict[str, Callable[[], object]]:
+    """The second campaign's files (issue 29), at the sizes it used."""
+    return {
+        "far-cell.xlsx": lambda: hostile_files.far_cell_xlsx(folder / "far-cell.xlsx"),
+        "inflating.docx": lambda: hostile_files.inflating_docx(folder / "inflating.docx", 1500 << 20),
+        "inflating.pdf": lambda: hostile_files.inflating_pdf(folder / "inflating.pdf", 1500 << 20),
+        "huge-field.csv": lambda: (folder / "huge-field.csv").write_text('a,b\n1,"' + "x" * (17 << 20) + '"\n'),
+        "underline.rst": lambda: (folder / "underline.rst").write_text("Title\n" + "=" * (29 << 20) + "\n\nBody.\n"),
+        "grid-border.rst": lambda: (folder / "grid-border.rst").write_text("+" + "---+" * (7 << 20) + "\n"),
+    }
+
+
+def hostile(args: argparse.Namespace) -> dict[str, Any]:
+    """Each hostile file alone beside a small good one: ``contextpull ingest`` in a fresh process, with the
+    file's fate, the wall time and the peak RSS of the ingest and its parser child (``ru_maxrss``)."""
+    rows = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, make in _hostile_files(Path(folder)).items():
+            root = Path(folder) / f"corpus-{name}"
+            root.mkdir()
+            (root / "good.md").write_text("# Good\n\nA small document.\n")
+            built = Path(folder) / name
+            make()
+            built.rename(root / name)
+            script = (
+                "import json, resource, sys, time\n"
+                "from contextpull.ingestion.run import ingest\n"
+                "t = time.perf_counter(); r = ingest(sys.argv[1], sys.argv[2]); t = time.perf_counter() - t\n"
+                "peak = max(resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))\n"
+                "print(json.dumps({'seconds': round(t, 2), 'peak_rss_mb': round(peak / 1024, 1),"
+                " 'stored': r.documents, 'skipped': dict(r.skipped)}))\n"
+            )
+            done = subprocess.run(
+                [sys.executable, "-c", script, str(root), str(root.parent / f"{name}.sqlite")],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            row = json.loads(done.stdout)
+            row["size_bytes"] = (root / name).stat().st_size
+            row["fate"] = row.pop("skipped").get(name, "stored")
+            rows[name] = row
+            print(
+                f"{name:16} {row['seconds']:6.2f} s  peak {row['peak_rss_mb']:7.1f} MB  {row['fate']}", file=sys.stderr
+            )
+    return rows
+
+
+def _hold(url: str, raw: bytes) -> socket.socket:
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    sock.sendall(raw.replace(b"{host}", f"{host}:{port}".encode()))
+    return sock
+
+
+def _new_client_wait(url: str) -> float:
+    started = time.perf_counter()
+    response = httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=30)
+    response.raise_for_status()
+    return round(time.perf_counter() - started, 3)
+
+
+def attacks(args: argparse.Namespace) -> dict[str, Any]:
+    """A new client's wait while 1,024 connections send headers and no body, and while 257 sessions hold
+    their GET streams (the campaign's two lock-outs); the server at its defaults."""
+    slow_body = (
+        b"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
+    )
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        store = _sample_store(Path(folder))
+        with served(store) as (url, _):
+            held = [_hold(url, slow_body) for _ in range(args.connections)]
+            result["slow_bodies"] = {"held": len(held), "new_client_s": _new_client_wait(url)}
+            for sock in held:
+                sock.close()
+        with served(store) as (url, _):
+            streams = []
+            for _ in range(args.sessions):
+                session = httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=30).headers["mcp-session-id"]
+                get = b"GET /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+                get += f"mcp-session-id: {session}\r\nmcp-protocol-version: {PROTOCOL}\r\n\r\n".encode()
+                streams.append(_hold(url, get))
+            result["held_streams"] = {"held": len(streams), "new_client_s": _new_client_wait(url)}
+            for sock in streams:
+                sock.close()
+    print(json.dumps(result), file=sys.stderr)
+    return result
 
 
 # --- a server to measure -----------------------------------------------------
@@ -269,6 +366,11 @@ def main(argv: list[str] | None = None) -> int:
     abandon = sub.add_parser("sessions", help="server memory while clients abandon sessions")
     abandon.add_argument("--count", type=int, default=10_000)
     abandon.set_defaults(run=sessions)
+    sub.add_parser("hostile", help="ingest each hostile file of the second campaign").set_defaults(run=hostile)
+    attack = sub.add_parser("attacks", help="a new client's wait during slow-body and stream-hold attacks")
+    attack.add_argument("--connections", type=int, default=1024)
+    attack.add_argument("--sessions", type=int, default=257)
+    attack.set_defaults(run=attacks)
     args = parser.parse_args(argv)
     print(json.dumps(args.run(args), indent=2))
     return 0

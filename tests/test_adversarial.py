@@ -98,11 +98,11 @@ def test_store_from_another_format_version(make_corpus, tmp_path):
     store_path = tmp_path / "store.sqlite"
     ingest(root, store_path)
     with sqlite3.connect(store_path) as conn:
-        conn.execute("UPDATE meta SET value = '2.0' WHERE key = 'format_version'")
+        conn.execute("UPDATE meta SET value = '0.9' WHERE key = 'format_version'")
     conn.close()
     with pytest.raises(FormatVersionError) as info:
         Store.open(store_path)
-    assert "2.0" in str(info.value) and FORMAT_VERSION in str(info.value)
+    assert "0.9" in str(info.value) and FORMAT_VERSION in str(info.value)
     report = ingest(root, store_path)  # re-ingesting rebuilds it in this version
     assert report.wrote and report.added == 1
     with Store.open(store_path) as store:

@@ -138,7 +138,7 @@ def test_store_problems_exit_1_with_one_line(store: Path, tmp_path: Path) -> Non
         assert proc.returncode == 1, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr
         assert "Traceback" not in proc.stderr
-    assert json.loads(run("index", "--json", store=future).stdout)["error"] == "format_version"
+    assert json.loads(run("index", "--json", store=future).stdout)["error"] == "store_from_newer_version"
 
 
 def test_usage_errors_exit_2() -> None:

@@ -97,3 +97,83 @@ def test_an_idle_session_expires(served: ServerProcess) -> None:
     assert httpx.post(served.url, json=ping, headers=session, timeout=30).status_code == 200
     time.sleep(4)  # twice --session-idle without a request
     assert httpx.post(served.url, json=ping, headers=session, timeout=30).status_code == 404
+
+
+def _slow_bodies(url: str, count: int, extra_headers: str = "") -> list[socket.socket]:
+    """``count`` connections that send a POST's headers, promise a body and never send it."""
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(_address(url), timeout=5)
+        host, port = _address(url)
+        sock.sendall(
+            f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\n{extra_headers}Content-Length: 1000\r\n\r\n".encode()
+        )
+        held.append(sock)
+    return held
+
+
+def _served_at_once(url: str, headers: dict[str, str] | None = None) -> float:
+    started = time.monotonic()
+    response = httpx.post(
+        url, content=json.dumps(INITIALIZE).encode(), headers={**HEADERS, **(headers or {})}, timeout=5
+    )
+    assert response.status_code == 200, response.text
+    return time.monotonic() - started
+
+
+def test_bodies_that_never_arrive_over_the_cap_do_not_delay_a_new_client(served: ServerProcess) -> None:
+    held = _slow_bodies(served.url, 60)  # more than --max-connections, all past their headers
+    try:
+        assert _served_at_once(served.url) < 2
+        assert _closed_by_server(held[-1], within=15)  # the body timeout (default 10 s) closes the rest
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_with_a_token_unauthenticated_slow_bodies_do_not_lock_clients_out(store: Path) -> None:
+    limits = ["--max-connections", "40", "--body-timeout", "30"]
+    with http_server(store, *limits, env={"CONTEXTPULL_TOKEN": "s3cret"}) as server:
+        held = _slow_bodies(server.url, 60)
+        try:
+            assert _served_at_once(server.url, {"Authorization": "Bearer s3cret"}) < 2
+        finally:
+            for sock in held:
+                sock.close()
+
+
+def _hold_get_stream(url: str, session: str) -> socket.socket:
+    host, port = _address(url)
+    sock = socket.create_connection((host, port), timeout=5)
+    sock.sendall(
+        f"GET /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
+        f"mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n".encode()
+    )
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    return sock
+
+
+def test_sessions_that_only_hold_their_get_stream_make_room_for_a_new_client(store: Path) -> None:
+    with http_server(store, "--max-sessions", "5") as server:
+        streams = []
+        try:
+            for _ in range(7):  # past our cap and the SDK's own (one above it), every session streaming
+                response = _initialize(server.url)
+                assert response.status_code == 200, response.text
+                streams.append(_hold_get_stream(server.url, response.headers["mcp-session-id"]))
+            assert _served_at_once(server.url) < 2
+        finally:
+            for sock in streams:
+                sock.close()
+
+
+def test_a_client_that_disconnects_mid_body_leaves_no_traceback_in_the_log(store: Path) -> None:
+    with http_server(store) as server:
+        for sock in _slow_bodies(server.url, 20):
+            sock.sendall(b'{"jsonrpc": "2.0"')
+            sock.close()
+        assert _served_at_once(server.url) < 5
+        time.sleep(1)
+        log = "".join(server.stderr)
+        assert "Traceback" not in log and "Exception" not in log, log[-2000:]

@@ -88,11 +88,11 @@ def test_sqlite_but_not_a_store(tmp_path):
 
 def test_other_format_version_names_both(store_path):
     with sqlite3.connect(store_path) as conn:
-        conn.execute("UPDATE meta SET value = '2.0' WHERE key = 'format_version'")
+        conn.execute("UPDATE meta SET value = '0.9' WHERE key = 'format_version'")
     conn.close()
     with pytest.raises(FormatVersionError) as info:
         Store.open(store_path)
-    assert "2.0" in info.value.message and FORMAT_VERSION in info.value.message
+    assert "0.9" in info.value.message and FORMAT_VERSION in info.value.message
     assert "ingest" in info.value.suggestion
 
 

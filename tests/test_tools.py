@@ -136,5 +136,6 @@ def test_instructions_share_one_discipline() -> None:
     for words in ("search", "pointers", "read", "grep", "`in`", "[guides/install.md#3]"):
         assert words in discipline
     combined = server_instructions("Corpus index: 2 documents\n- a.md\n")
-    assert combined.startswith(discipline) and combined.rstrip().endswith("- a.md")
+    assert combined.startswith(discipline)
+    assert combined.rstrip().endswith("<corpus_index>\nCorpus index: 2 documents\n- a.md\n</corpus_index>")
     assert discipline in claude_md() and "contextpull search" in claude_md()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` mark
     from .errors import OutOfRange as OutOfRange
     from .errors import PatternRejected as PatternRejected
     from .errors import StoreError as StoreError
+    from .errors import StoreFromNewerVersion as StoreFromNewerVersion
     from .errors import StoreLocked as StoreLocked
     from .errors import StoreMissing as StoreMissing
     from .errors import ToolError as ToolError
@@ -76,6 +77,7 @@ __all__ = [
     "SectionView",
     "Store",
     "StoreError",
+    "StoreFromNewerVersion",
     "StoreLocked",
     "StoreMissing",
     "ToolError",

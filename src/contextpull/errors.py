@@ -54,6 +54,12 @@ class FormatVersionError(StoreError):
     code = "format_version"
 
 
+class StoreFromNewerVersion(StoreError):
+    """The store was written by a newer ContextPull: refused for reading and writing alike (never rebuilt)."""
+
+    code = "store_from_newer_version"
+
+
 class StoreCorrupt(StoreError):
     """The store file is damaged (a page fails SQLite's checks)."""
 

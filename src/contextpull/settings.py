@@ -10,6 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+#: the ingest-wide time budget: files not started by then are deferred to the next ingest, which goes on
+#: from what this one stored (an hour is far beyond any corpus we measured: 100,000 files took minutes).
+#: Not a section setting: it changes which files one ingest reads, never how a file is sectioned.
+DEFAULT_MAX_SECONDS = 3600.0
+
 
 @dataclass(frozen=True)
 class FileLimits:
@@ -28,9 +33,12 @@ class FileLimits:
     max_sections: int = 50_000
     #: seconds to decode, parse and analyse one file
     time_s: float = 120.0
+    #: bytes of address space for the child that runs PDF, Office and HTML parsers (a decompression
+    #: bomb in a 5 KB file stops here); the child's interpreter and parsers take about 210 MB of it
+    max_memory: int = 1 << 30
 
     def __post_init__(self) -> None:
-        if min(self.max_bytes, self.max_lines, self.max_sections) < 1 or not self.time_s > 0:
+        if min(self.max_bytes, self.max_lines, self.max_sections, self.max_memory) < 1 or not self.time_s > 0:
             raise ValueError("file limits must be positive")
 
 

@@ -29,12 +29,17 @@ class Syntax:
     grep: str
     #: how to ask for more results
     limit: str
+    #: how to read a section on from a character offset (``{id}``, ``{offset}``)
+    read_on: str
 
     def narrow(self, value: str) -> str:
         return self.filter_with.format(value=value)
 
     def expand(self, prefix: str) -> str:
         return self.index_prefix.format(prefix=prefix)
+
+    def read_from(self, sid: str, offset: int) -> str:
+        return self.read_on.format(id=sid, offset=offset)
 
 
 TOOL = Syntax(
@@ -44,6 +49,7 @@ TOOL = Syntax(
     index_prefix='index(prefix="{prefix}")',
     grep="grep",
     limit="`limit`",
+    read_on="read id={id!r} offset={offset}",
 )
 CLI = Syntax(
     verb="run",
@@ -52,4 +58,5 @@ CLI = Syntax(
     index_prefix="contextpull index --prefix {prefix}",
     grep="contextpull grep",
     limit="--limit",
+    read_on="contextpull read {id} --offset {offset}",
 )

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from .common import add_json_option, defer_options, emit
 
-_PULL_HELP = "add the pull rows of an agent: provider:model (API tool loop) or claude-code[:model]; repeatable"
+_PULL_HELP = (
+    "add the pull rows of an agent: provider:model (API tool loop), claude-code[:model], or scripted"
+    " (the no-model scripted policy); repeatable"
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import STORE_ENV, env_store_path, remember
-from ..settings import FileLimits, SectionSettings
+from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
 from .common import add_json_option, emit
 from .progress import progress_bar
 
@@ -57,11 +57,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ):
         parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default:,})")
     parser.add_argument(
+        "--max-parser-memory",
+        type=int,
+        default=limits.max_memory,
+        metavar="N",
+        help=f"bytes of memory for the PDF, Office and HTML parsers' process (default {limits.max_memory:,})",
+    )
+    parser.add_argument(
         "--file-seconds",
         type=float,
         default=limits.time_s,
         metavar="S",
         help=f"skip a file that takes longer to parse (default {limits.time_s:g})",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=DEFAULT_MAX_SECONDS,
+        metavar="S",
+        help="stop reading new files after this long; the files left are reported and read by the next"
+        f" ingest (default {DEFAULT_MAX_SECONDS:g}; 0: no limit)",
     )
     parser.add_argument(
         "--jobs",
@@ -101,12 +116,14 @@ def run(args: argparse.Namespace) -> int:
 
     parser: argparse.ArgumentParser = args.parser
     try:
-        limits = FileLimits(args.max_file_bytes, args.max_file_lines, args.max_file_sections, args.file_seconds)
+        limits = FileLimits(
+            args.max_file_bytes, args.max_file_lines, args.max_file_sections, args.file_seconds, args.max_parser_memory
+        )
         settings = SectionSettings(args.max_depth, args.max_chars, args.min_chars, limits)
     except ValueError as err:
         parser.error(str(err))
-    if args.index_budget < 0 or args.jobs < 0:
-        parser.error("--index-budget and --jobs must be 0 or more")
+    if args.index_budget < 0 or args.jobs < 0 or args.max_seconds < 0:
+        parser.error("--index-budget, --jobs and --max-seconds must be 0 or more")
     store = args.store or env_store_path()
     summarise = None
     if args.summarizer:
@@ -130,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             embed_progress=embed_progress,
             replace=args.replace,
             summarise=summarise,
+            max_seconds=args.max_seconds or None,
         )
     remember(Path(report.store), args.dir)
     emit(args, report.to_dict(), lambda _: render(report))

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from ..ops.hybrid import MODES
 from ..ops.operations import DEFAULT_GREP_LIMIT, DEFAULT_SEARCH_LIMIT, Ops
 from ..ops.results import GrepLine, GrepResult, NeighboursResult, ReadResult, SearchResult, SectionView
 from ..syntax import CLI
+from ..tools.budget import DEFAULT_MAX_RESULT_CHARS, fit, read_from
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 
 Handler = Callable[[Ops, argparse.Namespace], Any]
@@ -49,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     read = _store_command(subparsers, "read", "print a section verbatim", _read)
     read.add_argument("id", metavar="ID", help="section id, like guides/install.md#3")
     read.add_argument("--context", type=int, default=0, metavar="N", help="neighbouring sections on each side (0-5)")
+    read.add_argument(
+        "--offset", type=int, default=0, metavar="N", help="start the text at this character (truncated.offset)"
+    )
 
     grep = _store_command(subparsers, "grep", "sections containing an exact string or RE2 regex", _grep)
     grep.add_argument("pattern", metavar="PATTERN", help="text to find (case-insensitive)")
@@ -107,11 +111,24 @@ def _store_command(
     parser = subparsers.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
     add_store_option(parser)
     add_json_option(parser)
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        default=DEFAULT_MAX_RESULT_CHARS,
+        metavar="N",
+        help=f"cap --json at N characters as the tools do, saying where to go on (default {DEFAULT_MAX_RESULT_CHARS:,};"
+        " 0: no cap)",
+    )
 
     def run(args: argparse.Namespace) -> int:
+        if args.max_chars < 0:
+            parser.error("--max-chars must be 0 or more")
         with Ops.open(resolve_store_path(args), syntax=CLI) as ops:
             result = handler(ops, args)
-            emit(args, result.to_dict(), lambda _: _RENDER[name](result))
+            data = result.to_dict()
+            if args.json and args.max_chars:
+                data = fit(data, args.max_chars, name, vars(args), CLI)
+            emit(args, data, lambda _: _RENDER[name](result))
         return 0
 
     parser.set_defaults(func=run)
@@ -153,8 +170,25 @@ def _search(ops: Ops, args: argparse.Namespace) -> Any:
     return ops.search(args.query, args.in_, args.limit, args.snippet, args.mode)
 
 
+@dataclass(frozen=True)
+class _ReadView:
+    """A read from character ``offset`` on (``--offset``, to go on after a capped ``--json``)."""
+
+    result: ReadResult
+    offset: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return read_from(self.result.to_dict(), self.offset)
+
+    def shown(self) -> ReadResult:
+        section = self.result.section
+        return replace(self.result, section=replace(section, text=section.text[self.offset :]))
+
+
 def _read(ops: Ops, args: argparse.Namespace) -> Any:
-    return ops.read(args.id, args.context)
+    view = _ReadView(ops.read(args.id, args.context), args.offset)
+    view.to_dict()  # an offset past the end is refused before anything is printed
+    return view
 
 
 def _grep(ops: Ops, args: argparse.Namespace) -> Any:
@@ -261,7 +295,7 @@ def _render_grep(result: GrepResult) -> str:
 _RENDER: dict[str, Callable[[Any], str]] = {
     "index": lambda result: result.text,
     "search": _render_search,
-    "read": _render_read,
+    "read": lambda view: _render_read(view.shown()),
     "grep": _render_grep,
     "neighbours": _render_neighbours,
 }

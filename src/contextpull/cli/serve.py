@@ -67,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     limits = HttpLimits()
     for flag, default, meaning in (
         ("--header-timeout", limits.header_timeout_s, "seconds a connection has to send its request headers"),
+        ("--body-timeout", limits.body_timeout_s, "seconds a request has to send its body after its headers"),
         ("--keep-alive", limits.keep_alive_s, "seconds an idle connection stays open"),
         ("--session-idle", limits.session_idle_s, "seconds an MCP session may sit unused before it ends"),
     ):
@@ -155,7 +156,12 @@ def run_serve(args: argparse.Namespace) -> int:
         raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
     try:
         limits = HttpLimits(
-            args.header_timeout, args.keep_alive, args.max_connections, args.session_idle, args.max_sessions
+            args.header_timeout,
+            args.keep_alive,
+            args.max_connections,
+            args.session_idle,
+            args.max_sessions,
+            args.body_timeout,
         )
     except ValueError as err:
         raise BadArgument(str(err), "pass positive numbers") from None

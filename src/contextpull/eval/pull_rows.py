@@ -5,7 +5,10 @@ surfaced (<model>)``, which count the same run per question, and ``pull,
 strict reads (<model>)``, a run of its own under the strict reading rules.
 ``claude-code[:<model>]`` gets the first two through Claude Code headless.
 Beside them, ``pull baseline: read top search hits`` reads what search ranks
-first with no model at all, so the table shows what the model adds. The
+first with no model at all, so the table shows what the model adds, and
+``--pull scripted`` adds the scripted policy (:mod:`.scripted`): the five
+tools driven with no model the way a careful agent would, the reference
+for what pulling with them can do. The
 distance between the surfaced and the read rows is the snippet leakage:
 recall that only counts because a snippet showed an id the agent never read
 (docs/adr/008-pull-rows.md).
@@ -24,6 +27,7 @@ from pushpull.scoring.runner import RunResult, RunRow
 
 from ..ops.operations import Ops
 from ..tools.schemas import call_json
+from . import scripted
 from .apiloop import ApiLoopRetriever
 from .claudecode import ClaudeCodeRetriever
 from .context import BenchContext
@@ -111,6 +115,9 @@ def pull_row_builder(ctx: BenchContext) -> Rows:
     rows = Rows([RunRow(BASELINE_ROW, ReadTopHits(ctx.store_path))])
     cache_dir = ctx.cache_dir / "pull"
     for spec in ctx.options.pull:
+        if spec == scripted.SPEC:  # no model: run by this code, in a replay as in the run
+            rows.rows.append(RunRow(scripted.ROW_NAME, scripted.ScriptedPull(ctx.store_path)))
+            continue
         kind = spec.partition(":")[0]
         provider = ctx.replay.provider(spec, cache_dir) if ctx.replay and kind != CLAUDE_CODE else None
         found = pull_rows(

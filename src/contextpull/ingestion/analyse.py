@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..parse import formats
-from ..parse.rendering import Unparseable
+from ..parse.rendering import Unparseable, parser_failed
 from ..records import ParsedDocument
 from ..section_terms import SearchFields, search_fields
 from ..settings import SectionSettings
@@ -49,7 +49,11 @@ _WATCH_INTERVAL_S = 1.0
 
 @dataclass(frozen=True)
 class Analysed:
-    """A file ready to store (``document`` set) or to record as skipped (``reason`` set)."""
+    """A file ready to store (``document`` set) or to record as skipped (``reason`` set).
+
+    A ``deferred`` file was not read at all (the ingest's time budget ran
+    out): the store keeps what it had for it, and the next ingest reads it.
+    """
 
     path: str
     content_hash: str  # sha256 hex of the bytes read; "" when they could not be read
@@ -57,6 +61,31 @@ class Analysed:
     document: ParsedDocument | None = None
     fts: tuple[SearchFields, ...] = ()
     reason: str = ""
+    deferred: bool = False
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """The ingest-wide time budget: a file not started by ``ends`` (``time.monotonic()``) is deferred.
+
+    Per-file limits bound one file; this bounds N files that each run into
+    theirs. A file already started may finish, so an ingest ends within
+    ``seconds`` plus one file's ``time_s``.
+    """
+
+    seconds: float
+    ends: float
+
+    @classmethod
+    def from_now(cls, seconds: float) -> TimeBudget:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def spent(self) -> bool:
+        return time.monotonic() > self.ends
+
+    def defer(self, found: FoundFile) -> Analysed:
+        reason = f"not read: the ingest's {self.seconds:g} s ran out (max_seconds); the next ingest reads it"
+        return Analysed(found.path, "", 0, reason=reason, deferred=True)
 
 
 def sha256(data: bytes) -> str:
@@ -87,6 +116,8 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
         check_sections(len(doc.sections), limits)
     except (Unparseable, FileSkipped) as err:
         return Analysed(found.path, digest, len(data), reason=err.reason)
+    except Exception as err:  # noqa: BLE001 - a parser bug must cost its file, never the ingest
+        return Analysed(found.path, digest, len(data), reason=parser_failed(err))
     fts = tuple(search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
@@ -107,12 +138,14 @@ def _parse(found: FoundFile, data: bytes, settings: SectionSettings) -> ParsedDo
     if not formats.spec(found.format).isolated:
         with deadline(limits):
             return formats.parse_bytes(found.path, data, settings, found.format)
-    if _isolated is None or _isolated.time_limit != limits.time_s:
+    if _isolated is None or (_isolated.time_limit, _isolated.memory_limit) != (limits.time_s, limits.max_memory):
         from .isolate import Isolated  # here: only PDF and Office files need it (subprocess, pickle)
 
         close_isolated()
-        _isolated = Isolated(time_limit=limits.time_s)
+        _isolated = Isolated(time_limit=limits.time_s, memory_limit=limits.max_memory)
     rendering = _isolated.call(formats.render, found.format, data)
+    if len(rendering.text) > limits.max_bytes:  # what the parent sections must stay as small as a file
+        raise FileSkipped(f"renders to more than {limits.max_bytes:,} characters of text (max_bytes)")
     with deadline(limits):
         return formats.parse_rendering(found.path, rendering, settings, found.format)
 
@@ -186,23 +219,25 @@ def _usable_cpus() -> int:
 
 
 def analyse_all(
-    files: Sequence[FoundFile], settings: SectionSettings, *, workers: int = 1
+    files: Sequence[FoundFile], settings: SectionSettings, *, workers: int = 1, budget: TimeBudget | None = None
 ) -> Generator[Analysed, None, None]:
     """:func:`analyse_file` for each file, in order, using ``workers`` processes.
 
     Closing the iterator early (or an exception in the consumer) cancels the
-    work not yet started.
+    work not yet started. Once ``budget`` is spent, files not yet started
+    come back deferred.
     """
     if workers <= 1:
         try:
             for f in files:
-                yield analyse_file(f, settings)
+                yield budget.defer(f) if budget is not None and budget.spent() else analyse_file(f, settings)
         finally:
             close_isolated()
         return
     # Imported here: a small corpus never starts workers, and these imports are
     # a fixed cost of every ingest otherwise (about 20 ms).
     import multiprocessing
+    from concurrent import futures
     from concurrent.futures import ProcessPoolExecutor
 
     # No forkserver preload: a preloaded server holds the whole parsing stack
@@ -210,17 +245,25 @@ def analyse_all(
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),))
     pending: deque[Future[list[Analysed]]] = deque()
+
+    def submit(batch: Sequence[FoundFile]) -> Future[list[Analysed]]:
+        if budget is None or not budget.spent():
+            return pool.submit(_analyse_batch, batch, settings)
+        deferred: Future[list[Analysed]] = futures.Future()
+        deferred.set_result([budget.defer(f) for f in batch])
+        return deferred
+
     try:
         queued = (files[i : i + _FILES_PER_TASK] for i in range(0, len(files), _FILES_PER_TASK))
         for batch in queued:
-            pending.append(pool.submit(_analyse_batch, batch, settings))
+            pending.append(submit(batch))
             if len(pending) >= workers * _TASKS_IN_FLIGHT_PER_WORKER:
                 break
         while pending:
             done = pending.popleft().result()
             nxt = next(queued, None)
             if nxt is not None:
-                pending.append(pool.submit(_analyse_batch, nxt, settings))
+                pending.append(submit(nxt))
             yield from done
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

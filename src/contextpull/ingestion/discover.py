@@ -210,9 +210,26 @@ def _read_spec(path: Path) -> tuple[GitIgnoreSpec, list[tuple[int, str]]]:
     return pathspec.GitIgnoreSpec.from_lines(valid), refused
 
 
+def _matchable(rel: str) -> str:
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return rel
+
+
 def _ignored(rel: str, specs: list[_Spec]) -> bool:
-    """gitignore decision for ``rel``: the deepest ignore file with a matching rule wins."""
-    for base, spec in reversed(specs):
+    """gitignore decision for ``rel``: the deepest ignore file with a matching rule wins.
+
+    A name that is not UTF-8 reaches here with surrogate escapes, which
+    pathspec's regex engine cannot encode; each such byte is matched as one
+    U+FFFD character, so ``?`` and ``*`` match it as git's byte matching does.
+    """
+    if not specs:
+        return False
+    rel = _matchable(rel)
+    for folder, spec in reversed(specs):
+        base = _matchable(folder)
         if not rel.startswith(base):
             continue
         decision = spec.check_file(rel[len(base) :]).include

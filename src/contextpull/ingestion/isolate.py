@@ -1,10 +1,12 @@
 """Run a parser in a child process with a time limit, so one file cannot stop an ingest.
 
 Third-party parsers (PDF, Office, HTML) read untrusted bytes: a malformed
-file can make one loop for minutes or crash the interpreter. Each process
-that analyses files keeps one child for them; a call that overruns the time
-limit or kills the child costs that file, with its reason, and the next call
-starts a fresh child.
+file can make one loop for minutes, crash the interpreter or inflate a few
+kilobytes into gigabytes. Each process that analyses files keeps one child
+for them, with an address-space limit (``RLIMIT_AS``) set by the child on
+itself; a call that overruns the time limit, runs out of that memory or
+kills the child costs that file, with its reason, and the next call starts a
+fresh child.
 
 The child is a fresh interpreter (``python -m contextpull.ingestion.isolate``)
 talking length-prefixed pickles over its stdin and stdout, not a
@@ -27,13 +29,16 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any, Self
 
-from ..parse.rendering import Unparseable
+from ..parse.rendering import Unparseable, parser_failed
 
-__all__ = ["DEFAULT_TIME_LIMIT_S", "Isolated"]
+__all__ = ["DEFAULT_MEMORY_LIMIT", "DEFAULT_TIME_LIMIT_S", "Isolated"]
 
 #: per file; a 1,000-page PDF takes about 100 s on one slow core (docs/adr/015-pdf-extraction.md)
 DEFAULT_TIME_LIMIT_S = 300.0
+#: address space of the child: its interpreter with every parser imported maps about 210 MB
+DEFAULT_MEMORY_LIMIT = 1 << 30
 _LENGTH = struct.Struct("<Q")
+_OUT_OF_MEMORY = "memory"  # the reply status after a MemoryError: the child is ended, not reused
 
 
 def _send(stream: IO[bytes], value: object) -> None:
@@ -54,12 +59,27 @@ def _receive(stream: IO[bytes]) -> Any:
     return pickle.loads(payload)  # our own child, over our own pipe
 
 
-def serve() -> None:
+def _limit_memory(limit: int) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: no rlimits; the time limit and the parsers' own limits remain
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def serve(memory_limit: int = 0) -> None:
     """The child: call what the parent sends until its stdin closes.
 
     The protocol keeps the real stdout; anything a parser prints goes to
-    stderr, so it cannot corrupt a reply.
+    stderr, so it cannot corrupt a reply. With ``memory_limit`` the child
+    caps its own address space, so a decompression bomb ends in a
+    MemoryError here instead of exhausting the machine.
     """
+    if memory_limit:
+        _limit_memory(memory_limit)
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     requests = sys.stdin.buffer
@@ -72,16 +92,20 @@ def serve() -> None:
             reply: tuple[str, Any] = ("ok", target(*args))
         except Unparseable as err:
             reply = ("skip", err.reason)
+        except MemoryError:
+            reply = (_OUT_OF_MEMORY, "")
         except Exception as err:  # noqa: BLE001 - a parser bug must cost its file only
-            reply = ("skip", f"parser failed ({type(err).__name__}: {str(err)[:120]})")
+            reply = ("skip", parser_failed(err))
         _send(replies, reply)
 
 
 class Isolated:
-    """Calls module-level functions in one child process, each under ``time_limit`` seconds."""
+    """Calls module-level functions in one child process, each under ``time_limit`` seconds
+    and ``memory_limit`` bytes of address space (0: no limit)."""
 
-    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT_S) -> None:
+    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT_S, memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
         self.time_limit = time_limit
+        self.memory_limit = memory_limit
         self._process: subprocess.Popen[bytes] | None = None
 
     def call(self, target: Callable[..., Any], *args: Any) -> Any:
@@ -106,6 +130,9 @@ class Isolated:
                 code = None
             self.close()
             raise Unparseable(f"parser crashed (exit code {code})") from None
+        if status == _OUT_OF_MEMORY:
+            self.close()  # a MemoryError can leave any state half-built: the next file gets a fresh child
+            raise Unparseable(f"needed more than {self.memory_limit >> 20} MiB of memory (max_memory)")
         if status == "skip":
             raise Unparseable(value)
         return value
@@ -115,7 +142,7 @@ class Isolated:
             self.close()
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
             self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__],
+                [sys.executable, "-m", __name__, str(self.memory_limit)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # parsers' warnings about odd files are not the user's business
@@ -143,4 +170,4 @@ class Isolated:
 
 
 if __name__ == "__main__":
-    serve()
+    serve(int(sys.argv[1]) if len(sys.argv) > 1 else 0)

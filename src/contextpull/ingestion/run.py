@@ -36,14 +36,14 @@ from ..errors import FormatVersionError, StoreCorrupt, StoreOfAnotherCorpus
 from ..index import DEFAULT_BUDGET, build_index
 from ..parse.formats import parsers_fingerprint
 from ..paths import DEFAULT_STORE, default_store_path
-from ..settings import SectionSettings
+from ..settings import DEFAULT_MAX_SECONDS, SectionSettings
 from ..store.connection import Store
 from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
 from ..summaries import OFFLINE, Summariser, one_line
 from ..terms import ANALYSIS_VERSION
 from . import vectors
-from .analyse import Analysed, analyse_all, default_workers
+from .analyse import Analysed, TimeBudget, analyse_all, default_workers
 from .discover import FoundFile, discover
 from .limits import FileSkipped, digest_file
 
@@ -104,6 +104,7 @@ def ingest(
     embed_progress: Progress | None = None,
     replace: bool = False,
     summarise: Summariser | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> IngestReport:
     """Bring the store at ``store_path`` (default ``root/.contextpull/store.sqlite``)
     up to date with the documents under ``root``.
@@ -131,6 +132,7 @@ def ingest(
     and the :class:`EmbeddingError` family.
     """
     started = time.perf_counter()
+    budget = TimeBudget.from_now(max_seconds) if max_seconds is not None else None
     root = Path(root)
     store_path = Path(store_path) if store_path is not None else default_store_path(root)
     report = IngestReport(root=str(root), store=str(store_path))
@@ -157,7 +159,7 @@ def ingest(
             _report_unchanged(report, state, files)
         else:
             plan = _WritePlan(
-                settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise
+                settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise, budget
             )
             _write(report, store_path, files, hashes, plan)
     except StoreCorrupt:
@@ -165,7 +167,9 @@ def ingest(
         report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
         report.documents_seen = len(found.files)
         job = vectors.plan(embed, {}, str(store_path), reembed=reembed)
-        plan = _WritePlan(settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise)
+        plan = _WritePlan(
+            settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise, budget
+        )
         _write(report, store_path, files, hashes, plan)
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
@@ -277,6 +281,7 @@ class _WritePlan:
     embed_progress: Progress | None
     root: str
     summarise: Summariser | None
+    budget: TimeBudget | None
 
 
 def _write(
@@ -301,7 +306,7 @@ def _write(
         report.deleted = len(previous.keys() - hashes.keys())
         if workers == 0:
             workers = default_workers(todo)
-        analysed = analyse_all(todo, settings, workers=workers)
+        analysed = analyse_all(todo, settings, workers=workers, budget=plan.budget)
         try:
             for done, result in enumerate(analysed, 1):
                 if plan.summarise is not None and result.document is not None:
@@ -375,6 +380,9 @@ def _plan(writer: StoreWriter, report: IngestReport, files: list[FoundFile], has
 def _store_analysed(writer: StoreWriter, report: IngestReport, result: Analysed, *, is_new: bool) -> None:
     """Store one analysed file, or record why it is left out."""
     doc = result.document
+    if result.deferred:
+        report.skipped.append((result.path, result.reason))  # the store keeps what it had for it
+        return
     if doc is None:
         if result.content_hash:
             writer.record_skip(result.path, result.content_hash, result.reason)

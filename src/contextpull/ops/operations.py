@@ -54,6 +54,9 @@ from .results import (
 )
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 
+#: the largest ordinal looked up: far beyond any document (files over max_sections are skipped), far
+#: inside SQLite's 64-bit integers whatever ``before``/``after`` add
+_MAX_ORDINAL = 1 << 40
 #: inclusive bounds of every numeric argument, shared with the tool schemas
 SEARCH_LIMIT = (1, 50)
 GREP_LIMIT = (1, 100)
@@ -363,8 +366,9 @@ class Ops(Closeable):
                 f"{sid!r} is not a section id (ids look like guides/install.md#3)",
                 "search first and use an id from its results",
             ) from None
+        probe = min(ordinal, _MAX_ORDINAL)  # SQLite's integers are 64-bit; no document has this many sections
         count, rows, header_row = self.store.section_window(
-            doc, ordinal - before, ordinal + after, ordinal if header else None
+            doc, probe - before, probe + after, probe if header else None
         )
         if count is not None and ordinal < count:
             return doc, ordinal, count, rows, header_row

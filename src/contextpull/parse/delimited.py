@@ -9,16 +9,22 @@ from __future__ import annotations
 import csv
 import io
 
-from .rendering import Rendering, Writer
+from .rendering import Rendering, Unparseable, Writer
 from .xlsx import trimmed
 
 __all__ = ["render"]
 
+#: one field; Python's csv refuses longer ones, and no table cell a reader wants is this long
+_MAX_FIELD = 1 << 24
+
 
 def render(text: str, *, delimiter: str) -> Rendering:
     """The rendering of delimited ``text`` (decoded, newline-normalised)."""
-    csv.field_size_limit(1 << 24)
-    rows = trimmed(csv.reader(io.StringIO(text), delimiter=delimiter))
+    csv.field_size_limit(_MAX_FIELD)
+    try:
+        rows = trimmed(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as err:
+        raise Unparseable(f"not readable as a table ({err})") from None
     writer = Writer()
     writer.table(rows)
     return writer.rendering()

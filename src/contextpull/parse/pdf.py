@@ -82,6 +82,8 @@ def render(data: bytes) -> Rendering:
 
     try:
         pdf = pdfplumber.open(io.BytesIO(data))
+    except MemoryError:
+        raise  # the parser child's memory limit, reported as such
     except Exception as err:  # noqa: BLE001 - pdfminer raises many unrelated types for bad input
         cause = err.__cause__ or err.__context__ or err
         if isinstance(cause, PDFPasswordIncorrect) or isinstance(err, PDFPasswordIncorrect):
@@ -90,11 +92,18 @@ def render(data: bytes) -> Rendering:
     with pdf:
         try:
             pages = [_read_page(number, page) for number, page in enumerate(pdf.pages, 1)]
-        except Unparseable:
+        except (Unparseable, MemoryError):
             raise
-        except Exception:  # noqa: BLE001 - as above, for damage found page by page
+        except Exception as err:  # noqa: BLE001 - as above, for damage found page by page
+            if _out_of_memory(err):
+                raise MemoryError from None
             raise Unparseable(CORRUPT) from None
     return _Layout(pages).rendering()
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    """True when pdfplumber's wrapper (``PdfminerException(MemoryError())``) hides an allocation failure."""
+    return any(isinstance(inner, MemoryError) for inner in (*err.args, err.__cause__, err.__context__))
 
 
 def _read_page(number: int, page: Any) -> tuple[int, float, list[_Line], list[_Table]]:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-__all__ = ["Rendering", "Unparseable", "Writer", "open_package", "pages_of"]
+__all__ = ["Rendering", "Unparseable", "Writer", "open_package", "pages_of", "parser_failed"]
 
 #: a line starting like this would be read as Markdown structure, not text
 _LEADING_MARKUP = re.compile(r"^([ \t]*)([#>+=]|[-*_]{3,}|`{3,}|~{3,}|[-*][ \t]|\d{1,9}[.)][ \t]|\||<)")
@@ -37,19 +38,43 @@ class Unparseable(ValueError):
         self.reason = reason
 
 
+def parser_failed(err: BaseException) -> str:
+    """The skip reason for an exception no parser was meant to raise: the file's fault, not the ingest's."""
+    return f"parser failed ({type(err).__name__}: {str(err)[:120]})"
+
+
 _T = TypeVar("_T")
+
+
+#: bytes an Office package may inflate to (the sum of its members' declared sizes); Python's zip reader
+#: never inflates a member past its declared size, so a bomb is refused before a byte is inflated
+MAX_INFLATED = 512 << 20
 
 
 def open_package(opener: Callable[[io.BytesIO], _T], data: bytes, reason: str) -> _T:
     """``opener`` applied to ``data``, or :class:`Unparseable` with ``reason``.
 
     A damaged Office package raises zip, XML, key and value errors alike, so
-    any exception while opening means "not a readable file".
+    any exception while opening means "not a readable file". A package that
+    would inflate past :data:`MAX_INFLATED` is refused unopened.
     """
+    _check_inflated(data)
     try:
         return opener(io.BytesIO(data))
+    except MemoryError:
+        raise  # the parser child's memory limit, reported as such
     except Exception:  # noqa: BLE001 - see above
         raise Unparseable(reason) from None
+
+
+def _check_inflated(data: bytes) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            inflated = sum(member.file_size for member in package.infolist())
+    except Exception:  # noqa: BLE001 - not a zip at all: the opener reports it as damaged
+        return
+    if inflated > MAX_INFLATED:
+        raise Unparseable(f"inflates to more than {MAX_INFLATED >> 20} MiB (a decompression bomb, or too large)")
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,29 @@ from .blocks import Block, Outline, Span, line_offsets, tile
 __all__ = ["outline"]
 
 _ADORNMENT_CHARS = "=-`:'\"~^_*+#<>.!$%&,/;?@[\\]{|}"
-_ADORNMENT = re.compile(r"([" + re.escape(_ADORNMENT_CHARS) + r"])\1+[ \t]*")
-_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+[ \t]*")
-_GRID_HEADER = re.compile(r"\+(?:=+\+)+[ \t]*")
-_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+[ \t]*")
 _DIRECTIVE = re.compile(r"\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)::")
 _COMMENT = re.compile(r"\.\.(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"(?:[-*+•]|\d+[.)]|#\.|\(\d+\)|[a-zA-Z][.)])[ \t]+\S")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "highlight", "doctest"})
+
+
+# Border lines are recognised by character sets, not regexes: a repeated group over one 29 MB line
+# costs sre a saved state per repetition (a gigabyte), and these lines are exactly what a hostile
+# file makes long.
+def _grid_border(line: str, fill: str = "-=") -> bool:
+    """``+---+===+`` (any mix of ``fill``), optionally followed by spaces or tabs."""
+    body = line.rstrip(" \t")
+    return len(body) >= 3 and body[0] == body[-1] == "+" and "++" not in body and not body.strip("+" + fill)
+
+
+def _grid_header(line: str) -> bool:
+    return _grid_border(line, "=")
+
+
+def _simple_border(line: str) -> bool:
+    """``===  ====``: two or more runs of ``=`` separated by spaces, optionally followed by spaces or tabs."""
+    body = line.rstrip(" \t")
+    return body[:1] == "=" and " " in body and not body.replace("=", "").replace(" ", "")
 
 
 def outline(text: str) -> Outline:
@@ -81,10 +96,19 @@ class _Parser:
         return i < len(self.lines) and self.lines[i][:1] in (" ", "\t")
 
     def _adornment(self, i: int) -> str | None:
+        """The character of line ``i`` when it is a title adornment (one punctuation mark repeated).
+
+        Not a regex: a backreference repeated over a 29 MB line cost sre about
+        80 bytes of memory per character.
+        """
         if i >= len(self.lines):
             return None
-        match = _ADORNMENT.fullmatch(self.lines[i])
-        return match.group(1) if match and len(self.lines[i].rstrip()) >= 2 else None
+        line = self.lines[i]
+        mark = line[:1]
+        if not mark or mark not in _ADORNMENT_CHARS:
+            return None
+        body = line.rstrip(" \t")
+        return mark if len(body) >= 2 and not body.strip(mark) else None
 
     def _span(self, first: int, stop: int) -> Span:
         """Offsets of lines ``first`` up to ``stop`` (exclusive), without trailing blank lines."""
@@ -123,9 +147,9 @@ class _Parser:
         if over and self._blank(i + 1):
             self.blocks.append(Block(*self._span(i, i + 1), "other"))  # a transition
             return i + 1
-        if _GRID_BORDER.fullmatch(line):
+        if _grid_border(line):
             return self._grid_table(i)
-        if _SIMPLE_BORDER.fullmatch(line):
+        if _simple_border(line):
             return self._simple_table(i)
         directive = _DIRECTIVE.match(line)
         if directive:
@@ -202,9 +226,9 @@ class _Parser:
         stop = i + 1
         while stop < len(self.lines) and self.lines[stop][:1] in ("+", "|"):
             stop += 1
-        header = next((k for k in range(i + 1, stop) if _GRID_HEADER.fullmatch(self.lines[k])), None)
+        header = next((k for k in range(i + 1, stop) if _grid_header(self.lines[k])), None)
         body_from = header + 1 if header is not None else i + 1
-        cuts = tuple(self.offsets[k + 1] for k in range(body_from, stop - 2) if _GRID_BORDER.fullmatch(self.lines[k]))
+        cuts = tuple(self.offsets[k + 1] for k in range(body_from, stop - 2) if _grid_border(self.lines[k]))
         self._table(i, stop, header, cuts)
         return stop
 
@@ -212,7 +236,7 @@ class _Parser:
         borders = [i]
         stop = i + 1
         while stop < len(self.lines):
-            if _SIMPLE_BORDER.fullmatch(self.lines[stop]):
+            if _simple_border(self.lines[stop]):
                 borders.append(stop)
                 if len(borders) >= 2 and self._blank(stop + 1):
                     stop += 1

@@ -61,12 +61,30 @@ def _header_row(rows: list[list[str]]) -> int:
     return 0
 
 
-def trimmed(rows: Iterable[Iterable[Any]]) -> list[list[str]]:
-    """Rows as text with empty rows dropped and empty columns at the right cut off."""
-    out = [[value_text(value) for value in row] for row in rows]
-    out = [row for row in out if any(row)]
-    width = max((max(i + 1 for i, v in enumerate(row) if v) for row in out), default=0)
-    return [row[:width] for row in out]
+#: cells read from one sheet or table, empty ones included: a sheet with one cell at A1 and one at
+#: XFD1048576 is 17 billion cells to a streaming reader, and even 5 million is a data dump, not a document
+MAX_CELLS = 5_000_000
+
+
+def trimmed(rows: Iterable[Iterable[Any]], max_cells: int = MAX_CELLS) -> list[list[str]]:
+    """Rows as text with empty rows dropped and empty columns at the right cut off.
+
+    Streams: only rows with a value are kept, each without its trailing empty
+    cells, and every cell read counts against ``max_cells`` (:class:`Unparseable`
+    past it), so a sheet's declared size cannot cost memory or time.
+    """
+    kept: list[tuple[list[str], int]] = []  # (row up to its last value, its width as read)
+    cells = 0
+    for row in rows:
+        texts = [value_text(value) for value in row]
+        cells += len(texts)
+        if cells > max_cells:
+            raise Unparseable(f"more than {max_cells:,} cells in one sheet or table")
+        last = max((i + 1 for i, v in enumerate(texts) if v), default=0)
+        if last:
+            kept.append((texts[:last], len(texts)))
+    width = max((len(texts) for texts, _ in kept), default=0)
+    return [texts + [""] * (min(read, width) - len(texts)) for texts, read in kept]
 
 
 def value_text(value: Any) -> str:

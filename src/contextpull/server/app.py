@@ -45,7 +45,7 @@ from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
 from .http_guard import BearerTokenGuard
-from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol
+from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol, quiet_disconnects
 
 SERVER_NAME = "contextpull"
 INDEX_URI = "contextpull://index"
@@ -293,6 +293,7 @@ def http_app(
         transport_security=security,
         host=host,
     )
+    quiet_disconnects()
     if not stateless:
         app = SessionEvictor(app, server.session_manager, limits.max_sessions)
     return BearerTokenGuard(app, token) if token else app

@@ -6,18 +6,24 @@ calls in 15 s left every new client with 503 for 30 minutes while memory grew
 from 74 to 708 MB (docs/reliability.md). So:
 
 * a connection must complete its request headers within ``header_timeout_s``
-  of connecting or of its previous response, else it is closed; an idle
-  keep-alive connection is closed after ``keep_alive_s``;
+  of connecting or of its previous response, and its body within
+  ``body_timeout_s`` of its headers, else it is closed; an idle keep-alive
+  connection is closed after ``keep_alive_s``;
 * at most ``max_connections`` connections are open at once (well below the
-  process's descriptor limit); one over the cap is closed at once;
+  process's descriptor limit). A connection over the cap closes the one that
+  has waited longest on its client (headers or body not sent, or idle), so
+  1,024 sockets that send headers and then nothing delay a new client by
+  nothing; only when every connection is being served is the new one closed;
 * a session with no request for ``session_idle_s`` ends, and at
-  ``max_sessions`` the least recently used idle session is evicted to admit a
-  new client, rather than the new client being refused.
+  ``max_sessions`` the least recently used idle session, or else a session
+  that only holds its ``GET`` stream open (this server sends nothing on it),
+  is evicted to admit a new client, rather than the new client being refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import resource
 from dataclasses import dataclass
@@ -47,9 +53,11 @@ class HttpLimits:
     max_connections: int = 0  # 0: half the descriptor limit, at most 1,024
     session_idle_s: float = 600.0
     max_sessions: int = 256
+    body_timeout_s: float = 10.0  # request bodies are at most 4 MiB (MAX_REQUEST_BYTES)
 
     def __post_init__(self) -> None:
-        if min(self.header_timeout_s, self.keep_alive_s, self.session_idle_s) <= 0 or self.max_sessions < 1:
+        timeouts = (self.header_timeout_s, self.keep_alive_s, self.session_idle_s, self.body_timeout_s)
+        if min(timeouts) <= 0 or self.max_sessions < 1:
             raise ValueError("HTTP limits must be positive")
 
     @property
@@ -67,29 +75,51 @@ def guarded_protocol(limits: HttpLimits) -> type[H11Protocol]:
 
     class GuardedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        #: when this connection last started waiting on its client (connected, finished a response,
+        #: or received request headers): the oldest waiting connection makes room at the cap
+        _since: float = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            if len(self.connections) > limits.connections:
-                transport.abort()  # descriptors are what an attack exhausts: free this one now
+            self._since = self.loop.time()
+            if len(self.connections) > limits.connections and not self._make_room():
+                transport.abort()  # every connection is being served: refuse this one, free its descriptor
                 return
-            self._arm()
+            self._arm(limits.header_timeout_s)
 
         def data_received(self, data: bytes) -> None:
             waiting = self.cycle is None or self.cycle.response_complete
             before = self.cycle
             super().data_received(data)
-            if self.cycle is not before:
-                self._disarm()  # a request's headers arrived
+            if self.cycle is not before:  # a request's headers arrived
+                self._disarm()
+                self._since = self.loop.time()
+                if self.cycle is not None and self.cycle.more_body:
+                    self._arm(limits.body_timeout_s)
+            elif self.cycle is not None and not self.cycle.more_body and not self.cycle.response_complete:
+                self._disarm()  # the body is complete: the app has it
             elif waiting and self._deadline is None:
-                self._arm()
+                self._arm(limits.header_timeout_s)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self._deadline = self.loop.call_later(limits.header_timeout_s, self._expire)
+        def waiting_on_client(self) -> bool:
+            """True while the client owes bytes: headers, the rest of a body, or a next request."""
+            cycle = self.cycle
+            return cycle is None or cycle.response_complete or cycle.more_body
+
+        def _make_room(self) -> bool:
+            waiting = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c is not self]
+            waiting = [c for c in waiting if c.waiting_on_client()]
+            if not waiting:
+                return False
+            min(waiting, key=lambda c: c._since).transport.abort()
+            return True
+
+        def _arm(self, seconds: float) -> None:
+            self._deadline = self.loop.call_later(seconds, self._expire)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
@@ -98,7 +128,12 @@ def guarded_protocol(limits: HttpLimits) -> type[H11Protocol]:
 
         def _expire(self) -> None:
             self._deadline = None
-            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+            if self.transport.is_closing():
+                return
+            if self.cycle is not None and self.cycle.more_body and not self.cycle.response_complete:
+                self.transport.abort()  # a body that stopped arriving: the app sees a disconnect
+                return
+            if self.cycle is None or self.cycle.response_complete:
                 if self.conn.our_state in (h11.IDLE, h11.DONE):
                     try:
                         self.conn.send(h11.ConnectionClosed())
@@ -110,7 +145,8 @@ def guarded_protocol(limits: HttpLimits) -> type[H11Protocol]:
 
 
 class SessionEvictor:
-    """ASGI wrapper: a new client at the session cap replaces the least recently used idle session.
+    """ASGI wrapper: a new client at the session cap replaces the least recently used idle session,
+    or else the oldest session that only holds its GET stream.
 
     It reads the MCP SDK's session table (``_server_instances``) and ends a
     session the way the SDK does itself (``_discard_session``); the SDK's
@@ -132,16 +168,47 @@ class SessionEvictor:
     async def _make_room(self) -> None:
         sessions: dict[str, Any] = self.manager._server_instances
         while len(sessions) >= self.max_sessions:
-            idle = [
-                (_last_used(transport), session_id)
-                for session_id, transport in sessions.items()
-                if getattr(transport, "_requests_in_flight", 0) == 0
+            evictable = [
+                (_busy_rank(transport), _last_used(transport), order, session_id)
+                for order, (session_id, transport) in enumerate(sessions.items())
+                if _busy_rank(transport) < 2
             ]
-            if not idle:
-                return  # every session is busy: the SDK answers 503
-            _, oldest = min(idle)
+            if not evictable:
+                return  # every session is serving a request: the SDK answers 503
+            *_, oldest = min(evictable)
             self.evicted += 1
             await self.manager._discard_session(oldest, sessions[oldest])
+
+
+def _busy_rank(transport: Any) -> int:
+    """0: idle; 1: only its GET stream is open (nothing is ever sent on it); 2: serving a request."""
+    from mcp.server.streamable_http import GET_STREAM_KEY
+
+    in_flight = int(getattr(transport, "_requests_in_flight", 0))
+    if not in_flight:
+        return 0
+    streaming = GET_STREAM_KEY in getattr(transport, "_request_streams", {})
+    return 1 if in_flight == 1 and streaming else 2
+
+
+class QuietDisconnects(logging.Filter):
+    """Drops the MCP SDK's traceback for a client that left mid-request: its own choice, not a fault.
+
+    The SDK logs every failed body read with its traceback (528 bytes each);
+    1,024 clients of a slow-body attack wrote 1,024 of them.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from starlette.requests import ClientDisconnect
+
+        return not (record.exc_info and isinstance(record.exc_info[1], ClientDisconnect))
+
+
+def quiet_disconnects() -> None:
+    """Install :class:`QuietDisconnects` on the SDK's HTTP transport logger (once)."""
+    logger = logging.getLogger("mcp.server.streamable_http")
+    if not any(isinstance(f, QuietDisconnects) for f in logger.filters):
+        logger.addFilter(QuietDisconnects())
 
 
 def _has_session(scope: Scope) -> bool:

@@ -14,11 +14,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..closeable import Closeable
-from ..errors import FormatVersionError, NotAStore, StoreMissing
+from ..errors import FormatVersionError, NotAStore, StoreFromNewerVersion, StoreMissing
 from ..terms import ANALYSIS_VERSION
 from .damage import corrupt
 from .reader import StoreReader
-from .schema import FORMAT_MAJOR, FORMAT_VERSION
+from .schema import FIRST_TABLES, FORMAT_MAJOR, FORMAT_VERSION, TABLES
 
 
 @dataclass(frozen=True)
@@ -48,19 +48,42 @@ def check_store(conn: sqlite3.Connection, path: Path) -> str:
             "point --store at a file written by `contextpull ingest`",
         )
     version = str(row[0])
+    analysis = read_meta(conn, "analysis_version")
+    if _newer(version, FORMAT_VERSION) or analysis is not None and _newer(analysis, ANALYSIS_VERSION):
+        raise StoreFromNewerVersion(
+            f"{path} was written by a newer ContextPull (store format {version}, term analysis {analysis});"
+            f" this one reads format {FORMAT_VERSION}, analysis {ANALYSIS_VERSION}",
+            "upgrade ContextPull (pip install -U contextpull) to use it; this version leaves it untouched",
+        )
     major = version.split(".")[0]
     if not major.isdigit() or int(major) != FORMAT_MAJOR:
         raise FormatVersionError(
             f"{path} has store format {version}; this ContextPull reads format {FORMAT_VERSION}",
             "re-ingest the corpus with this version: `contextpull ingest DIR --store PATH` rebuilds it",
         )
-    analysis = read_meta(conn, "analysis_version")
     if analysis is not None and analysis != ANALYSIS_VERSION or analysis is None and _has_sections(conn):
         raise FormatVersionError(
             f"{path} was indexed by term analysis {analysis or 1}; this ContextPull searches analysis {ANALYSIS_VERSION}",
             "re-ingest the corpus with this version: `contextpull ingest DIR --store PATH` rebuilds it",
         )
+    _check_tables(conn, path, TABLES if version == FORMAT_VERSION else FIRST_TABLES)
     return version
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path, required: frozenset[str]) -> None:
+    """Raise :class:`StoreCorrupt` when a table is missing: the store is damaged, and ingest rebuilds it."""
+    present = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    missing = sorted(required - present)
+    if missing:
+        raise corrupt(path, sqlite3.DatabaseError(f"missing table {', '.join(missing)}"))
+
+
+def _newer(version: str, ours: str) -> bool:
+    """True when dotted ``version`` is a later one than ``ours`` (a version that is not numbers is not)."""
+    try:
+        return tuple(int(part) for part in version.split(".")) > tuple(int(part) for part in ours.split("."))
+    except ValueError:
+        return False
 
 
 def _has_sections(conn: sqlite3.Connection) -> bool:
@@ -111,9 +134,10 @@ def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, str]:
         raise NotAStore(f"cannot open {path} ({err})", "check the file's permissions") from None
     try:
         version = check_store(conn, path)
-    except NotAStore as err:
+    except NotAStore:
         conn.close()
-        if mode == "mode=ro" and "readonly" in err.message and not _writable_folder(path):
+        # "readonly" in a folder the user cannot write; "unable to open" on a read-only mount
+        if mode == "mode=ro" and not _writable_folder(path):
             raise _ReadOnlyFolder from None
         raise
     except BaseException:

@@ -17,6 +17,10 @@ from ..terms import FTS_TOKENIZE
 FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = int(FORMAT_VERSION.split(".")[0])
 FTS_HASH_BYTES = 16 << 20
+#: tables every store has had since the first format
+FIRST_TABLES = frozenset({"meta", "documents", "sections", "sections_fts", "sections_tri"})
+#: every table of a store at FORMAT_VERSION: one missing means the file was damaged (a table dropped)
+TABLES = FIRST_TABLES | {"migrations", "skipped_files", "sections_vocab", "term_sections", "section_vectors"}
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []

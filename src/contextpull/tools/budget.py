@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_RESULT_CHARS", "fit", "json_size"]
+from ..errors import OutOfRange
+from ..syntax import TOOL, Syntax
+
+__all__ = ["DEFAULT_MAX_RESULT_CHARS", "fit", "json_size", "read_from"]
 
 #: about 25k tokens: room for a long section, far below any context window
 DEFAULT_MAX_RESULT_CHARS = 100_000
@@ -27,25 +30,42 @@ def json_size(payload: Any) -> int:
     return len(json.dumps(payload, ensure_ascii=False))
 
 
-def fit(payload: dict[str, Any], max_chars: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``payload`` unchanged when its JSON fits ``max_chars``; else a shortened copy with a ``truncated`` note."""
+def fit(
+    payload: dict[str, Any], max_chars: int, tool: str, arguments: dict[str, Any], syntax: Syntax = TOOL
+) -> dict[str, Any]:
+    """``payload`` unchanged when its JSON fits ``max_chars``; else a shortened copy with a ``truncated``
+    note whose next step is spelled in ``syntax`` (a tool call, or a command for the CLI)."""
     size = json_size(payload)
     if size <= max_chars:
         return payload
-    budget = max(0, max_chars - _NOTE_ROOM)
-    cap = _longest_string(payload)
-    shortened = payload
-    while cap > 0 and json_size(shortened) > budget:
-        cap = _cap_for(shortened, json_size(shortened) - budget, cap)
-        shortened = _cut(payload, cap)
-    shortened = dict(shortened)
-    shortened["truncated"] = _note(payload, shortened, tool, arguments, size, max_chars)
+    shortened = dict(_cut(payload, _largest_cap(payload, max(0, max_chars - _NOTE_ROOM))))
+    shortened["truncated"] = _note(payload, shortened, tool, arguments, (size, max_chars), syntax)
     return shortened
 
 
+def read_from(payload: dict[str, Any], offset: int) -> dict[str, Any]:
+    """A read result whose text starts at character ``offset`` (continuing a truncated read)."""
+    if offset < 0:
+        raise OutOfRange(f"read: offset must be 0 or more, got {offset}", "use the offset from truncated.offset")
+    if not offset:
+        return payload
+    if offset >= len(payload["text"]):
+        raise OutOfRange(
+            f"read: offset {offset} is past the end of {payload['id']} ({len(payload['text'])} characters)",
+            "use the offset from the last result's truncated.offset",
+        )
+    return {**payload, "text": payload["text"][offset:], "offset": offset}
+
+
 def _note(
-    original: dict[str, Any], shortened: dict[str, Any], tool: str, arguments: dict[str, Any], size: int, cap: int
+    original: dict[str, Any],
+    shortened: dict[str, Any],
+    tool: str,
+    arguments: dict[str, Any],
+    sizes: tuple[int, int],
+    syntax: Syntax,
 ) -> dict[str, Any]:
+    size, cap = sizes
     note: dict[str, Any] = {"result_chars": size, "max_chars": cap}
     if tool == "read" and isinstance(original.get("text"), str):
         offset = int(arguments.get("offset", 0))
@@ -54,11 +74,14 @@ def _note(
         note["text"] = f"characters {offset:,} to {offset + shown:,} of {total:,} shown"
         if shown < len(original["text"]):
             note["offset"] = offset + shown
-            note["next"] = f"read id={original.get('id')!r} offset={offset + shown} for the rest"
+            note["next"] = f"{syntax.read_from(str(original.get('id')), offset + shown)} for the rest"
         else:
             note["next"] = "the context sections were shortened; read each by its id"
     else:
-        note["next"] = "long text in this result was shortened; narrow the call (`in`, a smaller limit) or read by id"
+        note["next"] = (
+            f"long text in this result was shortened; narrow the call ({syntax.filter}, a smaller {syntax.limit})"
+            " or read by id"
+        )
     return note
 
 
@@ -72,26 +95,19 @@ def _longest_string(value: Any) -> int:
     return 0
 
 
-def _lengths(value: Any, out: list[int]) -> list[int]:
-    if isinstance(value, str):
-        out.append(len(value))
-    elif isinstance(value, dict):
-        for v in value.values():
-            _lengths(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            _lengths(v, out)
-    return out
+def _largest_cap(payload: Any, budget: int) -> int:
+    """The largest string length ``cap`` such that cutting every longer string to ``cap`` fits ``budget``.
 
-
-def _cap_for(payload: Any, excess: int, ceiling: int) -> int:
-    """The largest string length ``c < ceiling`` cutting every longer string to ``c`` removes ``excess`` characters."""
-    lengths = sorted(_lengths(payload, []), reverse=True)
-    low, high = 0, ceiling - 1
+    Measured on the JSON itself, not on string lengths: a quote, backslash or
+    newline is two characters of JSON, so code can be half again its length,
+    and a cap from raw lengths once cut a 1.2-million-character section to
+    nothing. The JSON size only grows with the cap, so a binary search over
+    it takes about 20 encodings of the result for the largest sections.
+    """
+    low, high = 0, _longest_string(payload)
     while low < high:
         middle = (low + high + 1) // 2
-        removed = sum(length - middle for length in lengths if length > middle)
-        if removed >= excess:
+        if json_size(_cut(payload, middle)) <= budget:
             low = middle
         else:
             high = middle - 1

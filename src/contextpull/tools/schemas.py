@@ -33,7 +33,7 @@ from ..ops.operations import (
     Ops,
 )
 from ..ops.snippets import DEFAULT_SNIPPET
-from .budget import DEFAULT_MAX_RESULT_CHARS, fit
+from .budget import DEFAULT_MAX_RESULT_CHARS, fit, read_from
 from .instructions import CITE
 
 Schema = dict[str, Any]
@@ -160,7 +160,7 @@ _DISPATCH: dict[str, Callable[..., Any]] = {
     "search": lambda ops, a: ops.search(
         a["query"], a.get("in"), a.get("limit", DEFAULT_SEARCH_LIMIT), a.get("snippet"), a.get("mode", "auto")
     ),
-    "read": lambda ops, a: _read_from(ops.read(a["id"], a.get("context", 0)).to_dict(), a.get("offset", 0)),
+    "read": lambda ops, a: read_from(ops.read(a["id"], a.get("context", 0)).to_dict(), a.get("offset", 0)),
     "grep": lambda ops, a: ops.grep(
         a["pattern"], a.get("in"), a.get("regex", False), a.get("limit", DEFAULT_GREP_LIMIT)
     ),
@@ -177,18 +177,6 @@ def openai_tools() -> list[Schema]:
         }
         for t in TOOLS
     ]
-
-
-def _read_from(payload: dict[str, Any], offset: int) -> dict[str, Any]:
-    """A read result whose text starts at character ``offset`` (continuing a truncated read)."""
-    if not offset:
-        return payload
-    if offset >= len(payload["text"]):
-        raise OutOfRange(
-            f"read: offset {offset} is past the end of {payload['id']} ({len(payload['text'])} characters)",
-            "use the offset from the last result's truncated.offset",
-        )
-    return {**payload, "text": payload["text"][offset:], "offset": offset}
 
 
 def call(
