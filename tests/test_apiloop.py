@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 
 from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
-from contextpull.eval.pull_record import PullRunFailed
+from contextpull.eval.pull_record import PullRunFailed, unique
 from contextpull.server.app import build_server
 from fakes import AnthropicFake, OpenAIFake, Request
 from fakes import anthropic_server as anth
@@ -341,28 +341,59 @@ def _options(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {option["properties"]["action"]["const"]: option for option in schema.get("oneOf", [schema])}
 
 
-def test_strict_grammar_for_a_local_model(store: Path) -> None:
+def _local(store: Path, replies: list[dict[str, Any]], mode: str = "read") -> tuple[ApiLoopRetriever, ScriptedLlama]:
     from pushpull.models.local_provider import LocalProvider
     from pushpull.models.metered import MeteredProvider
 
-    found = hits(store, "travel booking")
-    llm = ScriptedLlama(
-        [
-            {"action": "search", "arguments": {"query": "travel booking"}},
-            {"action": "read", "arguments": {"id": found[1]}},
-            {"action": "answer", "answer": {"text": "21 days.", "cite": [found[1]]}},
-        ]
-    )
+    llm = ScriptedLlama(replies)
     provider = MeteredProvider(LocalProvider(llm, name="scripted"), ledger=Ledger())
-    strict = ApiLoopRetriever(store, "local:scripted", mode="strict", provider=provider)
-    assert strict.retrieve(QUESTION, 5) == [found[1]]
-    assert strict.generate(QUESTION) == f"21 days. [{found[1]}]"
-    first, second, third = (_options(schema) for schema in llm.schemas)
-    assert set(first) == {"index", "search", "grep"}  # nothing to read yet, no answer before a read
-    assert "answer" not in second
-    assert second["read"]["properties"]["arguments"]["properties"]["id"] == {"enum": found}
-    assert third["answer"]["properties"]["answer"]["properties"]["cite"]["items"] == {"enum": [found[1]]}
-    assert strict.stats()["model"] == "local:scripted"
+    return ApiLoopRetriever(store, "local:scripted", mode=mode, provider=provider), llm
+
+
+def test_a_local_model_plans_searches_each_part_reads_for_each_and_cites_what_it_read(store: Path) -> None:
+    first, second = hits(store, "travel booking"), hits(store, "hotel nights")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["travel booking", "hotel nights"]}},
+        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "search", "arguments": {"query": "hotel nights"}},
+        {"action": "read", "arguments": {"id": first[0]}},
+        {"action": "read", "arguments": {"id": second[0]}},
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [first[0]]}},
+    ]
+    adapter, llm = _local(store, replies, mode="strict")
+    assert adapter.retrieve(QUESTION, 5) == unique([first[0], second[0]])
+    assert adapter.generate(QUESTION) == f"21 days. [{first[0]}]"
+    plan, search_1, search_2, read_1, read_2, answer = (_options(schema) for schema in llm.schemas)
+    assert set(plan) == {"plan"}  # the first turn is the plan, and nothing else
+    assert set(search_1) == {"search"} and set(search_2) == {"search"}
+    assert search_1["search"]["properties"]["arguments"]["properties"]["query"] == {
+        "enum": ["travel booking", "hotel nights"]
+    }
+    assert search_2["search"]["properties"]["arguments"]["properties"]["query"] == {"enum": ["hotel nights"]}
+    assert set(read_1) == {"read"}  # no answer, no other search, until each part has a read section
+    assert read_1["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == unique([*first[:3], *second[:3]])
+    if first[0] not in second:
+        assert set(read_2) == {"read"}
+    assert answer["answer"]["properties"]["answer"]["properties"]["cite"]["items"] == {
+        "enum": unique([first[0], second[0]])
+    }
+    stats = adapter.stats()
+    assert stats["model"] == "local:scripted" and stats["tool_calls"] == 4  # the plan is no tool call
+    assert "First reply with a plan" in adapter.system and STRICT_RULES in adapter.system
+
+
+def test_a_part_whose_search_finds_nothing_needs_no_read(store: Path) -> None:
+    found = hits(store, "travel booking")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["travel booking", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    assert adapter.retrieve(QUESTION, 5) == [found[0]]
+    assert "answer" in _options(llm.schemas[-1])
 
 
 def test_an_exact_repeat_of_a_call_is_refused_as_a_tool_error(store: Path, anthropic_env: Any) -> None:

@@ -93,8 +93,7 @@ def test_a_module_imported_anywhere_in_a_fingerprinted_file_joins_the_fingerprin
 
 
 def test_a_replay_refuses_when_the_index_text_or_tool_schemas_shown_differ(store: Path, tmp_path: Path) -> None:
-    now = fingerprint.of_store(store)
-    shown = fingerprint.shown(store)
+    now, shown = fingerprint.of_store(store)
     assert set(shown) == {"index", "instructions", "tools"}
     run_dir = _recorded_run(tmp_path, now, {**shown, "index": "0" * 16, "tools": "1" * 16})
     with pytest.raises(ReplayRefused, match="the index text shown to the model, the tool schemas shown"):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from contextpull.cli import main
-from contextpull.cli.serve import this_install_spec
 from contextpull.extras import extra_for, install_hint
+from contextpull.server.launch import install_spec
 from server_support import copy_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def test_uvx_and_pipx_entries_install_this_very_install_never_a_bare_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The index's ``contextpull`` is another project: without --spec the entry names where this install came from."""
-    source = this_install_spec()  # the test venv's editable install: this clone
+    source = install_spec()  # the test venv's editable install: this clone
     assert Path(source).exists() and not source.startswith("contextpull==")
     uvx = _config(capsys, str(tmp_path), "--launcher", "uvx")
     assert uvx == {

@@ -264,8 +264,6 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], lis
             "run `contextpull ingest DIR` first, or name the folder: `contextpull mcp-config DIR`",
         )
     spec = str(Path(args.spec).absolute()) if args.spec and Path(args.spec).is_file() else args.spec
-    if args.launcher != "path" and not spec:
-        spec = this_install_spec()
     entry = stdio_entry(target.resolve(), args.launcher, spec)
     return (
         {"mcpServers": {args.name: entry}},
@@ -280,34 +278,6 @@ def mcp_config(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], lis
         ],
         None,
     )
-
-
-def this_install_spec() -> str:
-    """What a tool runner should install to get this very package: the folder or wheel it was installed from.
-
-    A bare requirement such as ``contextpull==0.1.0`` is never written, because the
-    package index holds an unrelated project under that name. Where the source of
-    this install is not on record (it came from an index), the user must say
-    which package to install with ``--spec``.
-    """
-    from importlib import metadata
-    from urllib.parse import unquote, urlparse
-
-    from ..extras import DISTRIBUTION
-
-    try:
-        recorded = json.loads(metadata.distribution(DISTRIBUTION).read_text("direct_url.json") or "{}")
-    except (metadata.PackageNotFoundError, ValueError):
-        recorded = {}
-    url = urlparse(str(recorded.get("url", "")))
-    source = Path(unquote(url.path)) if url.scheme == "file" else None
-    if source is None or not source.exists():
-        raise BadArgument(
-            "this install's source (a folder or a wheel) is not on record, and the package index's "
-            f"{DISTRIBUTION} is another project",
-            "pass --spec with the wheel or folder to install, e.g. --spec dist/contextpull-0.1.0-py3-none-any.whl",
-        )
-    return str(source)
 
 
 def run_mcp_config(args: argparse.Namespace) -> int:

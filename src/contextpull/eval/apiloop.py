@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, Usage, get_provider
-from pushpull.models.local_provider import turn_schema
 
 from ..errors import ToolError
 from ..ops.operations import Ops
@@ -34,9 +33,10 @@ from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
 from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
-from . import fingerprint
+from . import fingerprint, reading_loop
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever
+from .reading_loop import ReadingState
 
 MAX_TOKENS = 1024
 #: the tool error a model gets for repeating a call it already made in the run
@@ -51,8 +51,7 @@ STRICT_RULES = (
     "- Cite only ids of sections you have read, like [guides/install.md#3]; never cite an id you did not read.\n"
     "- If nothing you read answers the question, say so rather than guess."
 )
-#: tools whose ``id`` argument the strict grammar limits to ids the agent has been shown
-_ID_TOOLS = ("read", "neighbours")
+PLAN_NOTED = "Plan noted. Search each part, read a section found for each, then answer citing the ids you read."
 
 
 class ApiLoopRetriever(PullRetriever):
@@ -60,7 +59,9 @@ class ApiLoopRetriever(PullRetriever):
 
     ``mode`` is ``read`` (ids the model read), ``surfaced`` (ids read, then ids
     that search and grep showed) or ``strict`` (ids read under the strict
-    reading rules, enforced by grammar for ``local:`` models). ``snippet`` is
+    reading rules). A ``local:`` model runs under the reading grammar
+    (:mod:`.reading_loop`: plan, search each part, read for each, cite what
+    it read) in every mode. ``snippet`` is
     the search snippet width the tools default to (0: headings only).
     ``provider`` replaces ``get_provider(model_spec)`` for a caller that has one.
     """
@@ -98,7 +99,9 @@ class ApiLoopRetriever(PullRetriever):
             model_spec, cache_dir=Path(cache_dir) if cache_dir else None, ledger=ledger, retry=retry
         )
         self.model = self.provider.spec
-        self.grammar = mode == "strict" and self.model.startswith("local:")
+        self.reading = self.model.startswith("local:")
+        if self.reading:
+            self.system = f"{self.system}\n{reading_loop.PLAN_PROMPT}\n"
         self._local = threading.local()
 
     # --- the driver ---------------------------------------------------------
@@ -109,7 +112,7 @@ class ApiLoopRetriever(PullRetriever):
             provider=self.provider.identity(),  # endpoint included: two servers may share a model name
             behaviour=self.behaviour.key,
             strict=self.mode == "strict",
-            grammar=self.grammar,
+            reading=reading_loop.VERSION if self.reading else 0,
             max_turns=self.max_turns,
             snippet=self.snippet,
             fingerprint=self.fingerprint,
@@ -123,8 +126,10 @@ class ApiLoopRetriever(PullRetriever):
         messages = [Message("user", question)]
         usage = Usage()
         made: set[str] = set()
-        for _ in range(self.max_turns):
-            completion = self._complete(messages, run)
+        state = ReadingState() if self.reading else None
+        for turn in range(self.max_turns):
+            schema = state.schema(run, last_turn=turn == self.max_turns - 1) if state is not None else None
+            completion = self._complete(messages, schema)
             usage += completion.usage
             run.turns += 1
             if not completion.tool_calls:
@@ -132,8 +137,14 @@ class ApiLoopRetriever(PullRetriever):
                 break
             messages.append(Message("assistant", completion.text, tool_calls=completion.tool_calls))
             for call in completion.tool_calls:
+                if state is not None and call.name == reading_loop.PLAN:  # a model turn, not a tool call
+                    state.planned(list(call.arguments.get("parts", [])))
+                    messages.append(Message("tool", PLAN_NOTED, tool_call_id=call.id))
+                    continue
                 payload, is_error = self._serve(call.name, call.arguments, made)
                 observe(run, call.name, call.arguments, payload, is_error)
+                if state is not None and call.name == "search":
+                    state.searched(str(call.arguments.get("query", "")), payload, is_error)
                 text = json.dumps(payload, ensure_ascii=False)
                 messages.append(Message("tool", text, tool_call_id=call.id, is_error=is_error))
         else:
@@ -163,8 +174,7 @@ class ApiLoopRetriever(PullRetriever):
             return call_json(ops, name, arguments)
 
     # --- one model turn -----------------------------------------------------
-    def _complete(self, messages: list[Message], run: PullRun) -> Any:
-        schema = strict_turn_schema(run) if self.grammar else None
+    def _complete(self, messages: list[Message], schema: dict[str, Any] | None) -> Any:
         try:
             return self.provider.complete(
                 messages, system=self.system, tools=TOOLS, json_schema=schema, max_tokens=MAX_TOKENS
@@ -173,37 +183,8 @@ class ApiLoopRetriever(PullRetriever):
             raise PullRunFailed(f"model call failed: {err}", "check the model spec, key and endpoint") from err
 
     def _answer_text(self, text: str) -> str:
-        """The final answer; under the strict grammar, its text followed by the ids it cites."""
-        if not self.grammar:
+        """The final answer; under the reading grammar, its text followed by the ids it cites."""
+        if not self.reading:
             return text
         reply = json.loads(text)
         return " ".join([reply["text"].strip(), *(f"[{sid}]" for sid in unique(reply["cite"]))])
-
-
-def strict_turn_schema(run: PullRun) -> dict[str, Any]:
-    """The grammar of the next turn under the strict rules, from what the run has done so far.
-
-    ``read`` and ``neighbours`` take only ids that search or grep returned
-    (and are not offered before any did); ``answer`` is offered only after a
-    successful read, as ``{"text", "cite"}`` with ``cite`` limited to ids read.
-    """
-    seen, read = unique(run.seen_ids), unique(run.read_ids)
-    tools = [_narrowed(tool, seen) for tool in TOOLS if tool["name"] not in _ID_TOOLS or seen]
-    answer = {
-        "type": "object",
-        "properties": {
-            "text": {"type": "string"},
-            "cite": {"type": "array", "items": {"enum": read}, "minItems": 1},
-        },
-        "required": ["text", "cite"],
-        "additionalProperties": False,
-    }
-    return turn_schema(tools, allow_answer=bool(read), answer=answer if read else None)
-
-
-def _narrowed(tool: dict[str, Any], ids: list[str]) -> dict[str, Any]:
-    if tool["name"] not in _ID_TOOLS:
-        return tool
-    schema = tool["input_schema"]
-    properties = {**schema["properties"], "id": {"enum": ids}}
-    return {**tool, "input_schema": {**schema, "properties": properties}}

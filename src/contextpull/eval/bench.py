@@ -133,8 +133,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     started = provenance(exclude=[out_dir])
     report = _ingest(options.corpus, options.store)
     store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
-    behaviour = fingerprint.of_store(store_path)
-    shown = fingerprint.shown(store_path)
+    behaviour, shown = fingerprint.of_store(store_path)
     recorded = (
         replay.load(options.replay, behaviour, allow_stale=options.allow_stale, shown=shown) if options.replay else None
     )

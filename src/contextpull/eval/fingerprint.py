@@ -201,33 +201,28 @@ def current(analysis_version: str | None) -> Fingerprint:
     return Fingerprint(__version__, analysis_version or "none", file_hashes())
 
 
-def shown(store_path: Path) -> dict[str, str]:
-    """Hashes of what the model is shown over this store: the index text, the instructions, the tool schemas.
+def shown(index_text: str) -> dict[str, str]:
+    """Hashes of what the model is shown over a store with this index: the index, the instructions, the tool schemas.
 
     Recorded beside the fingerprint and checked again by a replay, so a run
     whose agent would now see other text refuses even if no file hash
     caught the cause (a data file, a library the text passes through).
     """
-    from ..store import Store
     from ..tools.instructions import server_instructions
     from ..tools.schemas import TOOLS
-
-    with Store.open(store_path) as store:
-        index_text = store.index_text
-
-    def digest(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    from .pull_record import text_hash
 
     return {
-        "index": digest(index_text),
-        "instructions": digest(server_instructions(index_text)),
-        "tools": digest(json.dumps(TOOLS, sort_keys=True)),
+        "index": text_hash(index_text)[:16],
+        "instructions": text_hash(server_instructions(index_text))[:16],
+        "tools": text_hash(json.dumps(TOOLS, sort_keys=True))[:16],
     }
 
 
-def of_store(store_path: Path) -> Fingerprint:
-    """:func:`current` for the store at ``store_path`` (an older store without the meta key reads ``none``)."""
+def of_store(store_path: Path) -> tuple[Fingerprint, dict[str, str]]:
+    """:func:`current` for the store at ``store_path`` (an older store without the meta key reads ``none``),
+    and :func:`shown` for its index, from one opening of the store."""
     from ..store import Store
 
     with Store.open(store_path) as store:
-        return current(store.meta(ANALYSIS_META_KEY))
+        return current(store.meta(ANALYSIS_META_KEY)), shown(store.index_text)

@@ -9,6 +9,7 @@ own, which is what a user without a clone or a venv puts in a host's config.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -16,8 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..errors import BadArgument
 from ..extras import DISTRIBUTION
 from .http_guard import TOKEN_ENV
+
+
+class InstallSourceUnknown(BadArgument):
+    """A tool runner was chosen, no ``--spec`` given, and this install's source is not on record."""
+
+    code = "install_source_unknown"
+
 
 #: the console script a tool runner runs, from the distribution it fetches (:data:`DISTRIBUTION`)
 SCRIPT = "contextpull"
@@ -45,24 +54,41 @@ def server_command() -> list[str]:
     return [sys.executable, "-m", "contextpull"]
 
 
-def pinned_spec() -> str:
-    """This version of the package, as a requirement: what a tool runner installs by default.
+def install_spec() -> str:
+    """What a tool runner installs by default: the folder or wheel this very install came from.
 
-    Pinned, so the host keeps starting the version that wrote the store
-    rather than whatever the index holds on the day the cache expires.
+    Never a bare requirement such as ``contextpull==0.3.0``: the package
+    index holds an unrelated project under that name. Raises
+    :class:`InstallSourceUnknown` where the source is not on record (the
+    install came from an index), so the user names it.
     """
-    return f"{DISTRIBUTION}=={__version__}"
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    try:
+        recorded = json.loads(metadata.distribution(DISTRIBUTION).read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        recorded = {}
+    url = urlparse(str(recorded.get("url", "")))
+    source = Path(unquote(url.path)) if url.scheme == "file" else None
+    if source is None or not source.exists():
+        raise InstallSourceUnknown(
+            f"this install's source (a folder or a wheel) is not on record, and the package index's "
+            f"{DISTRIBUTION} is another project",
+            f"pass --spec with the wheel or folder to install, e.g. --spec dist/{DISTRIBUTION}-{__version__}-py3-none-any.whl",
+        )
+    return str(source)
 
 
 def launch_command(launcher: str = "path", spec: str | None = None) -> list[str]:
     """The command that runs ``contextpull`` through ``launcher`` (one of :data:`LAUNCHERS`).
 
     ``spec`` is what a tool runner installs: a requirement, a wheel file or
-    a URL (default :func:`pinned_spec`); ``path`` ignores it.
+    a URL (default :func:`install_spec`); ``path`` ignores it.
     """
     if launcher == "path":
         return server_command()
-    return [*_RUNNER_FLAGS[launcher], spec or pinned_spec(), SCRIPT]
+    return [*_RUNNER_FLAGS[launcher], spec or install_spec(), SCRIPT]
 
 
 def serve_argv(target: Path, launcher: str = "path", spec: str | None = None) -> list[str]:
