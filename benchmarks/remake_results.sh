@@ -5,7 +5,8 @@
 #   PYTHON=.venv/bin/python sh benchmarks/remake_results.sh      (or: make remake-results)
 #
 # Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the uv
-# docs run, ../shared/corpora/uv-docs. About 40 minutes per run on 2 cores. Refuses to start from a
+# docs run, ../shared/corpora/uv-docs. About an hour for the bundled corpus and half an hour for the
+# uv docs on 2 cores. Refuses to start from a
 # modified work tree unless ALLOW_DIRTY=1, so every results.json names code that was committed.
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,9 +40,9 @@ remake() {  # name, corpus, extra bench options...
 # the reranked push row needs a model: the local one, listwise, on the seeded sample only
 remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
 if [ -d "$UV_DOCS" ]; then
-    # 10 local-model questions take about as long as 20 did before the reading grammar (ADR 021); the
-    # seeded sample of 10 is the first 10 of the sample of 20, so earlier runs compare on them
-    remake uv-docs "$UV_DOCS" --judge none --sample 10
+    # the local model reads under the reading grammar (ADR 021): about 100 s a question on 2 cores, so
+    # the uv docs run samples 5 questions (UV_SAMPLE=20 for the earlier size, about an hour more)
+    remake uv-docs "$UV_DOCS" --judge none --sample "${UV_SAMPLE:-5}"
 else
     echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
 fi

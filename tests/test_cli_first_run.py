@@ -225,7 +225,11 @@ def test_index_json_lists_the_documents_with_titles_and_section_counts(tmp_path:
     shutil.copytree(ROOT / "examples" / "corpus", corpus)
     assert run("ingest", str(corpus), cwd=tmp_path).returncode == 0
     data = json.loads(run("index", "--prefix", "reference", "--json", cwd=tmp_path).stdout)
-    assert [d["path"] for d in data["documents"]] == ["reference/error-codes.md", "reference/spec-sheet.md"]
+    assert [d["path"] for d in data["documents"]] == [
+        "reference/error-codes.md",
+        "reference/fees.csv",
+        "reference/spec-sheet.md",
+    ]
     assert all(d["title"] and d["section_count"] > 0 for d in data["documents"]) and data["text"]
 
 
