@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..paths import env_store_path
 from .common import add_json_option, emit
 from .progress import progress_bar
 
-if TYPE_CHECKING:
-    from ..eval.scenarios import Outcome
+#: an ``eval.scenarios.Outcome``; the CLI loads eval only inside a command (tests/test_layers.py)
+Outcome = Any
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
