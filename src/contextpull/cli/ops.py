@@ -176,9 +176,11 @@ class _ReadView:
 
     result: ReadResult
     offset: int
+    #: ``read_from`` of the result's JSON, made once: it refuses an offset past the end before anything prints
+    payload: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return read_from(self.result.to_dict(), self.offset)
+        return self.payload
 
     def shown(self) -> ReadResult:
         section = self.result.section
@@ -186,9 +188,8 @@ class _ReadView:
 
 
 def _read(ops: Ops, args: argparse.Namespace) -> Any:
-    view = _ReadView(ops.read(args.id, args.context), args.offset)
-    view.to_dict()  # an offset past the end is refused before anything is printed
-    return view
+    result = ops.read(args.id, args.context)
+    return _ReadView(result, args.offset, read_from(result.to_dict(), args.offset))
 
 
 def _grep(ops: Ops, args: argparse.Namespace) -> Any:

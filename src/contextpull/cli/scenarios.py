@@ -47,17 +47,18 @@ def run(args: argparse.Namespace) -> int:
         report = ingest(args.dir, args.store or env_store_path(), progress=progress)
     agents = args.agent or ["scripted"]
     outcomes = scenarios.play_all(found, agents, Path(report.store))
+    passed = {agent: sum(o.passed for o in outcomes if o.agent == agent) for agent in agents}
     data = {
         "store": report.store,
         "outcomes": [outcome.to_dict() for outcome in outcomes],
-        "passed": {agent: sum(o.passed for o in outcomes if o.agent == agent) for agent in agents},
+        "passed": passed,
         "scenarios": len(found),
     }
-    emit(args, data, lambda _: render(outcomes, len(found)))
+    emit(args, data, lambda _: render(outcomes, passed, len(found)))
     return 0 if all(o.passed for o in outcomes) else 1
 
 
-def render(outcomes: list[Outcome], count: int) -> str:
+def render(outcomes: list[Outcome], passed: dict[str, int], count: int) -> str:
     header = f"{'scenario':28} {'agent':28} {'result':6} {'reads':>5} {'calls':>5} {'turns':>5} {'tokens':>7} {'s':>7}"
     lines = [header, "-" * len(header)]
     for o in outcomes:
@@ -66,11 +67,8 @@ def render(outcomes: list[Outcome], count: int) -> str:
             f" {o.turns:5} {o.tokens:7,} {o.seconds:7.1f}"
         )
         lines += [f"    {why}" for why in _why(o)]
-    by_agent: dict[str, list[Any]] = {}
-    for o in outcomes:
-        by_agent.setdefault(o.agent, []).append(o)
     lines.append("")
-    lines += [f"{agent}: {sum(o.passed for o in done)} of {count} passed" for agent, done in by_agent.items()]
+    lines += [f"{agent}: {done} of {count} passed" for agent, done in passed.items()]
     return "\n".join(lines)
 
 

@@ -48,6 +48,22 @@ def row_name(mode: CountMode, model: str) -> str:
     return _ROW_NAMES[mode].format(model=model)
 
 
+def pull_driver(
+    spec: str, store_path: Path, mode: CountMode = "read", *, provider: Provider | None = None, **options: Any
+) -> PullRetriever:
+    """The agent for ``spec``: Claude Code headless for ``claude-code[:model]``, else the API tool loop.
+
+    ``options`` are the drivers' shared keywords (``k``, ``max_turns``,
+    ``cache_dir``, ``concurrency``); ``mode`` and ``provider`` apply to the
+    API loop only. Raises :class:`NoModelConfigured` or :class:`PullRunFailed`
+    when the agent cannot run here.
+    """
+    kind, _, model = spec.partition(":")
+    if kind == CLAUDE_CODE:
+        return ClaudeCodeRetriever(store_path, model=model or None, **options)
+    return ApiLoopRetriever(store_path, spec, mode=mode, provider=provider, **options)
+
+
 def pull_rows(
     spec: str,
     store_path: Path,
@@ -67,33 +83,16 @@ def pull_rows(
     the rows answer from the recorded runs only, found by the run keys the
     replayed results.json lists (a stale replay could not recompute them).
     """
-    kind, _, model = spec.partition(":")
+    kind = spec.partition(":")[0]
     names = [row_name(mode, spec) for mode in _ROW_NAMES][: 2 if kind == CLAUDE_CODE else None]
     if kind == CLAUDE_CODE and replay is not None:
         return Rows(skipped={name: "replaying Claude Code runs is not supported yet" for name in names})
     if kind == CLAUDE_CODE and shutil.which("claude") is None:
         return Rows(skipped={name: "claude (Claude Code) is not on PATH" for name in names})
+    options: dict[str, Any] = {"k": k, "max_turns": max_turns, "cache_dir": cache_dir, "concurrency": concurrency}
     try:
-        if kind == CLAUDE_CODE:
-            shared: PullRetriever = ClaudeCodeRetriever(
-                store_path,
-                model=model or None,
-                k=k,
-                max_turns=max_turns,
-                cache_dir=cache_dir,
-                concurrency=concurrency,
-            )
-            strict: PullRetriever | None = None
-        else:
-            options: dict[str, Any] = {
-                "k": k,
-                "max_turns": max_turns,
-                "cache_dir": cache_dir,
-                "concurrency": concurrency,
-                "provider": provider,
-            }
-            shared = ApiLoopRetriever(store_path, spec, mode="read", **options)
-            strict = ApiLoopRetriever(store_path, spec, mode="strict", **options)
+        shared = pull_driver(spec, store_path, provider=provider, **options)
+        strict = None if kind == CLAUDE_CODE else pull_driver(spec, store_path, "strict", provider=provider, **options)
     except (NoModelConfigured, PullRunFailed) as err:  # no key, no model file; a claude that does not run
         return Rows(skipped={name: str(err) for name in names})
     if replay is not None:

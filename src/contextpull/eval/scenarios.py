@@ -137,17 +137,10 @@ class Player:
         from pushpull.models import NoModelConfigured
 
         from .pull_record import PullRunFailed
+        from .pull_rows import pull_driver
 
         try:
-            if spec.partition(":")[0] == "claude-code":
-                from .claudecode import ClaudeCodeRetriever
-
-                model = spec.partition(":")[2] or None
-                self._driver = ClaudeCodeRetriever(store_path, model=model, k=k, max_turns=max_turns)
-            else:
-                from .apiloop import ApiLoopRetriever
-
-                self._driver = ApiLoopRetriever(store_path, spec, k=k, max_turns=max_turns)
+            self._driver = pull_driver(spec, store_path, k=k, max_turns=max_turns)
         except (NoModelConfigured, PullRunFailed) as err:
             raise ScenarioError(f"agent {spec} cannot run here: {err}", "pick another --agent") from None
 
