@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# MiniLM's tokenizer and the static embedding table ship inside pullvec (docs/adr/010-embeddings.md).
+# MiniLM's tokenizer and the static embedding table ship inside contextpull_vec (docs/adr/010-embeddings.md).
 install: $(BIN)/python
 	@echo "[install] contextpull with its eval and format extras into $(VENV) (about 30 s on a warm pip cache)"
 	$(BIN)/pip install --quiet -e '.[eval,all]'

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pullvec
+import contextpull_vec
 from contextpull.ops.hybrid import DEPTH, StoreVectors, confident_count, fuse
 from contextpull.ops.operations import DEFAULT_SEARCH_LIMIT, Ops
 from contextpull.ops.ranking import RankedSection, rank
@@ -74,7 +74,7 @@ def run(store_path: Path, rounds: int = 3, seed: int = 7, limit: int = DEFAULT_S
         if not model:
             raise SystemExit(f"{store_path} has no section vectors: ingest it with --embed")
         questions, sections = _questions(Path(store_path), random.Random(seed))
-        embedder = pullvec.get_embedder(model)
+        embedder = contextpull_vec.get_embedder(model)
         first_ms = _ms(lambda: ops.search(questions[0], mode="hybrid"))
         index = StoreVectors(ops.store).index()
         lexical, hybrid, embedding, added, vector_rank, fusion = [], [], [], [], [], []

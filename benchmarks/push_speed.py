@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from pullvec.minilm import MiniLMOnnxEmbedder
+from contextpull_vec.minilm import MiniLMOnnxEmbedder
 from pushpull.chunks import Chunk, read_chunks, write_chunks
 from pushpull.ragbisect_env import Unavailable, ragbisect_venv
 from pushpull.retrievers.bm25 import BM25Retriever

@@ -5,8 +5,9 @@
 #   PYTHON=.venv/bin/python sh benchmarks/remake_results.sh      (or: make remake-results)
 #
 # Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the uv
-# docs run, ../shared/corpora/uv-docs. About an hour for the bundled corpus and half an hour for the
-# uv docs on 2 cores. Refuses to start from a
+# docs run, ../shared/corpora/uv-docs. About an hour for the bundled corpus, a quarter of an hour for
+# the snippet-leakage experiment on 5 of its questions (LEAKAGE_SAMPLE=0 skips it) and half an hour
+# for the uv docs on 2 cores. Refuses to start from a
 # modified work tree unless ALLOW_DIRTY=1, so every results.json names code that was committed.
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,6 +40,16 @@ remake() {  # name, corpus, extra bench options...
 
 # the reranked push row needs a model: the local one, listwise, on the seeded sample only
 remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
+# the snippet-leakage experiment on the first LEAKAGE_SAMPLE of that sample: the full-width mode is the
+# pull row's own runs (same key), so only the short and heading-path-only modes call the model
+if [ "${LEAKAGE_SAMPLE:-5}" != 0 ]; then
+    echo "== snippet leakage on sample-corpus ($(date -u +%H:%M))" >&2
+    mkdir -p "$WORK/leakage-cache/full"
+    cp -R "$WORK/results/sample-corpus/pull/pull_runs" "$WORK/leakage-cache/full/"
+    "$PYTHON" benchmarks/snippet_leakage.py --run "$WORK/results/sample-corpus" --model "$MODEL" \
+        --sample "${LEAKAGE_SAMPLE:-5}" --cache "$WORK/leakage-cache" --out "$WORK/results/sample-corpus/leakage"
+    "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/sample-corpus/leakage"
+fi
 if [ -d "$UV_DOCS" ]; then
     # the local model reads under the reading grammar (ADR 021): about 100 s a question on 2 cores, so
     # the uv docs run samples 5 questions (UV_SAMPLE=20 for the earlier size, about an hour more)

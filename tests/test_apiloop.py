@@ -396,6 +396,24 @@ def test_a_part_whose_search_finds_nothing_needs_no_read(store: Path) -> None:
     assert "answer" in _options(llm.schemas[-1])
 
 
+def test_the_last_turn_offers_only_the_answer_once_a_section_was_read(store: Path) -> None:
+    """Offered more reading on its last turn, the model read on and hit the turn limit with the answer read."""
+    found = hits(store, "travel booking")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["travel booking"]}},
+        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "read", "arguments": {"id": found[1]}},
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    adapter.max_turns = 5
+    assert adapter.retrieve(QUESTION, 5) == found[:2]
+    assert set(_options(llm.schemas[3])) == {"read", "search", "grep", "answer"}  # not the last turn: free
+    assert set(_options(llm.schemas[4])) == {"answer"}
+    assert adapter.stats()["max_turns_hit"] == 0
+
+
 def test_an_exact_repeat_of_a_call_is_refused_as_a_tool_error(store: Path, anthropic_env: Any) -> None:
     """Small models loop on one call; a repeat gets an error saying so instead of the same result again."""
     same = {"query": "travel booking"}

@@ -40,7 +40,7 @@ def test_the_fingerprint_covers_everything_that_shapes_a_tool_result_or_a_prompt
         "contextpull/summaries.py",
         "contextpull/parse/summary.py",
         "pushpull/scoring/judge.py",
-        "pullvec/data/minilm-static-256.npz",
+        "contextpull_vec/data/minilm-static-256.npz",
     ):
         assert name in files, name
     assert "contextpull/eval/bench.py" not in files  # scoring code does not change what a run saw

@@ -24,9 +24,9 @@ from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
 from contextpull.tools.schemas import TOOLS, call_json
 from contextpull.vectors import VectorIndex, to_blobs
+from contextpull_vec.static import STATIC_NAME, StaticEmbedder
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
 from ops_support import write_corpus
-from pullvec.static import STATIC_NAME, StaticEmbedder
 
 SETTINGS = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
 CORPUS = {

@@ -35,17 +35,56 @@ def test_full_form_lists_every_document():
     assert index.tokens == estimate_tokens(index.text)
 
 
-def test_falls_back_to_titles_compact_then_hierarchical():
+def _form_tokens(docs: list[DocumentEntry], legend: str, line) -> int:
+    header = f"Corpus index: {len(docs)} documents, {sum(d.section_count for d in docs):,} sections (corpus {FP[:12]})"
+    return estimate_tokens("\n".join([header, legend, *map(line, docs)]))
+
+
+def test_falls_back_document_by_document_through_titles_and_compact_to_hierarchical():
     docs = entries(400)
     full = build_index(docs, fingerprint=FP, budget=100_000)
-    titles = build_index(docs, fingerprint=FP, budget=full.tokens - 1)
+    assert full.mode == "full"
+    richer = build_index(docs, fingerprint=FP, budget=full.tokens - 1)
+    assert richer.mode == "summaries+titles" and SUMMARY_SOURCE in richer.text.splitlines()[0]
+    told = richer.text.splitlines()[1]
+    assert told.startswith("The first 3") and told.endswith(" with their title.")
+    titles_tokens = _form_tokens(
+        docs,
+        "One line per document: path — title (sections).",
+        lambda d: f"- {d.path} — {d.title} ({d.section_count} section{'s' * (d.section_count != 1)})",
+    )
+    titles = build_index(docs, fingerprint=FP, budget=titles_tokens)
     assert titles.mode == "titles" and f"- {docs[0].path} — {docs[0].title} (" in titles.text
-    compact = build_index(docs, fingerprint=FP, budget=titles.tokens - 1)
+    assert SUMMARY_SOURCE not in titles.text  # no line shows a summary, so the header names no summary source
+    some_titles = build_index(docs, fingerprint=FP, budget=titles_tokens - 1)
+    assert some_titles.mode == "titles+compact" and "documents with their title, the other " in some_titles.text
+    assert f"- {docs[0].path} — {docs[0].title} (" in some_titles.text
+    assert f"- {docs[-1].path} ({docs[-1].section_count})" in some_titles.text
+    compact_tokens = _form_tokens(
+        docs, "One line per document: path (sections).", lambda d: f"- {d.path} ({d.section_count})"
+    )
+    compact = build_index(docs, fingerprint=FP, budget=compact_tokens)
     assert compact.mode == "compact" and f"- {docs[0].path} ({docs[0].section_count})" in compact.text
     grouped = build_index(docs, fingerprint=FP, budget=compact.tokens - 1)
     assert grouped.mode == "hierarchical"
     assert 'index(prefix="folder/")' in grouped.text
-    assert "- area00/topic000/ — 50 documents, " in grouped.text  # the deepest grouping that fits
+    # the deepest grouping that fits, with the leading folders opened while the budget has room
+    assert f"- {docs[0].path} ({docs[0].section_count})" in grouped.text
+    assert "- area00/topic007/ — 50 documents, " in grouped.text
+    assert compact.tokens * 0.8 <= grouped.tokens < compact.tokens  # short by less than one folder of 50
+
+
+def test_the_index_fills_its_budget_between_the_forms():
+    """Every budget between the compact and the full form is used to within two lines' worth."""
+    docs = entries(120)
+    full = build_index(docs, fingerprint=FP, budget=100_000).tokens
+    compact = _form_tokens(docs, "One line per document: path (sections).", lambda d: f"- {d.path} ({d.section_count})")
+    shown = []
+    for budget in range(compact, full, 97):
+        index = build_index(docs, fingerprint=FP, budget=budget)
+        assert budget - 60 <= index.tokens <= budget, (budget, index.mode, index.tokens)
+        shown.append(index.text.count(" — "))
+    assert shown == sorted(shown)  # a larger budget never shows fewer titles or summaries
 
 
 def test_ten_thousand_documents_fit_the_default_budget():

@@ -2,7 +2,7 @@
 
 The layers are the folders: ``contextpull/<folder>/`` is a layer, the modules
 directly in ``contextpull/`` are the shared core. ``server``, ``cli`` and
-``eval`` are surfaces; every other folder is core. ``mdinline`` is a leaf both
+``eval`` are surfaces; every other folder is core. ``contextpull_mdinline`` is a leaf both
 packages share. Rules:
 
 - the core never imports a surface or the harness;
@@ -10,7 +10,7 @@ packages share. Rules:
 - ``ops`` never imports ``ingestion`` or ``parse``;
 - ``eval`` and ``server`` never import ``cli``;
 - ``cli`` imports ``pushpull`` and ``eval`` only inside the function that needs them;
-- ``pushpull`` never imports ``contextpull``; ``mdinline`` and ``pullvec`` import neither;
+- ``pushpull`` never imports ``contextpull``; ``contextpull_mdinline`` and ``contextpull_vec`` import neither;
 - only ``store`` imports ``sqlite3`` or writes FTS syntax.
 """
 
@@ -135,9 +135,10 @@ def test_cli_loads_the_harness_and_eval_only_inside_a_command() -> None:
 def test_harness_never_imports_contextpull() -> None:
     offenders = [
         f"{path.relative_to(SRC)} imports {name}"
-        for path in [*_modules("pushpull"), *_modules("mdinline")]
+        for path in [*_modules("pushpull"), *_modules("contextpull_mdinline")]
         for name in _imports(path)
-        if name.split(".")[0] == "contextpull" or (path.parts[-2] == "mdinline" and name.split(".")[0] == "pushpull")
+        if name.split(".")[0] == "contextpull"
+        or (path.parts[-2] == "contextpull_mdinline" and name.split(".")[0] == "pushpull")
     ]
     assert not offenders, offenders
 
@@ -145,12 +146,12 @@ def test_harness_never_imports_contextpull() -> None:
 def test_shared_embedders_import_neither_side() -> None:
     offenders = [
         f"{path.relative_to(SRC)} imports {name}"
-        for path in _modules("pullvec")
+        for path in _modules("contextpull_vec")
         for name in _imports(path)
         if name.split(".")[0] in {"contextpull", "pushpull"}
     ]
     assert not offenders, offenders
-    assert _modules("pullvec"), "the shared embedder package is missing"
+    assert _modules("contextpull_vec"), "the shared embedder package is missing"
 
 
 def test_only_the_store_talks_sql() -> None:

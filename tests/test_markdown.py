@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from contextpull.parse.markdown import outline
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

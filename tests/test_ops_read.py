@@ -65,20 +65,33 @@ def test_table_continuation_is_read_with_its_header(ops: Ops) -> None:
     ("bad", "hint"),
     [
         ("nope", "search first"),
-        ("guides/install.md", "search first"),
+        ("guides/install.md", "read guides/install.md#0 for its first section"),
         ("guides/install.md#x", "search first"),
         ("#3", "search first"),
         ("guides/install.md#99", "guides/install.md#4"),
         ("guides/instal.md#0", "guides/install.md#0"),
+        ("guides/instal.md#3", "guides/install.md#3"),  # the ordinal is kept where the document has it
+        ("install.md#2", "did you mean guides/install.md#2?"),  # typed from inside guides/
         ("unknown/doc.md#0", "search first"),
+        ("guides/nonexist.md#1", "list the documents under guides/"),  # no unrelated file offered
     ],
 )
 def test_unknown_ids_suggest_what_to_do(ops: Ops, bad: str, hint: str) -> None:
     with pytest.raises(UnknownSection) as caught:
         ops.read(bad)
     assert hint in caught.value.suggestion
+    assert "guides/troubleshooting.md" not in caught.value.suggestion
     with pytest.raises(UnknownSection):
         ops.neighbours(bad)
+
+
+def test_a_document_path_without_a_section_number_names_its_range(ops: Ops) -> None:
+    with pytest.raises(UnknownSection) as caught:
+        ops.read("guides/install.md")
+    count = ops.store.section_count("guides/install.md")
+    assert str(caught.value).startswith(
+        f"'guides/install.md' is a document, not a section id; its sections are #0 to #{count - 1}"
+    )
 
 
 @pytest.mark.parametrize(

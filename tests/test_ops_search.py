@@ -364,3 +364,40 @@ def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) 
     with Ops.open(tmp_path / "store.sqlite") as ops:
         assert ids(ops.search("resolvers"))[:2] == ["hooks.md#0", "events.md#0"]
         assert ids(ops.search("resolved"))[0] == "events.md#0"
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> Ops:
+    from ops_support import examples_store
+
+    with Ops.open(examples_store(tmp_path_factory.mktemp("weak"))) as opened:
+        yield opened
+
+
+@pytest.mark.parametrize(
+    ("query", "missing"),
+    [
+        ("How do I configure Kubernetes autoscaling?", ("kubernetes", "autoscaling")),
+        ("agent kubernetes", ("kubernetes",)),
+    ],
+)
+def test_a_query_about_what_the_corpus_lacks_is_flagged_weak(examples: Ops, query: str, missing: tuple) -> None:
+    result = examples.search(query)
+    assert result.hits and result.weak
+    assert result.hint and result.hint.startswith("no strong match: no section uses ")
+    assert all(repr(word) in result.hint for word in missing)
+    assert result.to_dict()["weak"] is True
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "install the agent",  # every word held
+        "What is the purpose of the `settlement_total_mismatch` alert?",  # "purpose" is absent, the rare code is the topic
+        "Which identifiers of the form LEDGERLINE_* are documented?",  # a prefix names what the corpus covers
+    ],
+)
+def test_a_query_the_corpus_covers_is_not_weak(examples: Ops, query: str) -> None:
+    result = examples.search(query)
+    assert result.hits and not result.weak and "weak" not in result.to_dict()
+    assert not (result.hint or "").startswith("no strong match")

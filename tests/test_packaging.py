@@ -43,7 +43,7 @@ def test_every_licence_or_notice_shipped_in_src_is_a_licence_file() -> None:
         p.relative_to(ROOT).as_posix() for p in (ROOT / "src").rglob("*") if p.name.startswith(("LICENSE", "NOTICE"))
     ]
     assert [path for path in shipped if not any(fnmatch.fnmatch(path, pattern) for pattern in patterns)] == []
-    # Our code is MIT; the MiniLM tokenizer and static table pullvec ships are Apache-2.0 (its NOTICE).
+    # Our code is MIT; the MiniLM tokenizer and static table contextpull_vec ships are Apache-2.0 (its NOTICE).
     assert (ROOT / "LICENSE").is_file() and PROJECT["license"] == "MIT AND Apache-2.0"
 
 

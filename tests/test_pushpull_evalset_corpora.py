@@ -11,7 +11,7 @@ import pytest
 
 from contextpull.eval.bench import export_chunks
 from contextpull.ingestion.run import ingest
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 from pushpull.chunks import Chunk
 from pushpull.evalset import build_evalset
 

@@ -23,6 +23,7 @@ from contextpull.parse import rst
 from contextpull.parse.xlsx import trimmed
 from contextpull.settings import FileLimits, SectionSettings
 from contextpull.store.connection import Store
+from contextpull.terms import ANALYSIS_VERSION
 from contextpull.tools.budget import fit, json_size
 from contextpull.tools.instructions import server_instructions
 from contextpull.tools.schemas import call_json
@@ -135,7 +136,8 @@ def _set_meta(store: Path, key: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("key", "value"), [("format_version", "1.3"), ("format_version", "2.0"), ("analysis_version", "3")]
+    ("key", "value"),
+    [("format_version", "1.3"), ("format_version", "2.0"), ("analysis_version", str(int(ANALYSIS_VERSION) + 1))],
 )
 def test_a_store_from_a_newer_version_is_refused_and_never_written(make_corpus, tmp_path, capsys, key, value):
     root = make_corpus({"good.md": GOOD})

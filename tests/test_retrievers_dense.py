@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contextpull_vec.minilm import MiniLMOnnxEmbedder
+from contextpull_vec.openai_endpoint import OpenAIEmbedder
 from embeddings_endpoint import EmbeddingsHandler, letter_vector, serve_embeddings
-from pullvec.minilm import MiniLMOnnxEmbedder
-from pullvec.openai_endpoint import OpenAIEmbedder
 from pushpull.chunks import Chunk
 from pushpull.retrievers.dense import DenseRetriever
 
@@ -112,7 +112,7 @@ def test_empty_query_and_empty_corpus(minilm: CountingMiniLM) -> None:
     assert DenseRetriever([], embedder=minilm).retrieve("cache", 3) == []
 
 
-# --- OpenAI-compatible endpoint (the embedder's own tests: tests/test_pullvec.py) ---------
+# --- OpenAI-compatible endpoint (the embedder's own tests: tests/test_contextpull_vec.py) ---------
 
 
 @pytest.fixture()

@@ -42,6 +42,36 @@ def test_two_variants_are_named_only_by_words_that_tell_them_apart() -> None:
     assert named_documents("How do I install the agent?", POLICIES) == []
 
 
+GUIDES = [
+    ("docs/index.md", "uv"),
+    ("docs/pip/index.md", "The pip interface"),
+    ("docs/guides/integration/dependabot.md", "Using uv with Dependabot"),
+    ("docs/guides/integration/renovate.md", "Using uv with Renovate"),
+    ("docs/guides/integration/index.md", "Integration guides"),
+    ("docs/concepts/projects/run.md", "Running commands in projects"),
+    ("docs/guides/tools.md", "Using tools"),
+]
+
+
+def test_documents_are_named_by_a_quoted_title_or_a_file_name_no_other_document_has() -> None:
+    assert named_documents("What cooldown do Dependabot and Renovate use?", GUIDES) == [
+        "docs/guides/integration/dependabot.md",
+        "docs/guides/integration/renovate.md",
+    ]
+    assert named_documents("How do Running commands in projects and Using tools differ on Windows?", GUIDES) == [
+        "docs/concepts/projects/run.md",
+        "docs/guides/tools.md",
+    ]
+    # "index" is the file name of three documents, so it names none; one named document is no comparison
+    assert named_documents("How do uv and pip index packages?", GUIDES) == []
+    assert named_documents("What is the purpose of using uv with Renovate?", GUIDES) == []
+
+
+def test_documents_that_differ_by_more_than_the_question_says_are_not_variants() -> None:
+    # the two index pages differ by "pip" (asked) but also by their titles' other words (not asked)
+    assert named_documents("Does pip read an index differently from uv?", GUIDES[:2]) == []
+
+
 def test_index_lines_give_path_and_title() -> None:
     text = "Corpus index: 2 documents\n- a/b.md — Alpha: first line. (3 sections)\n- c.txt — GAMMA: x (1 section)\n"
     assert index_entries(text) == [("a/b.md", "Alpha"), ("c.txt", "GAMMA")]

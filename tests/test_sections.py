@@ -212,3 +212,23 @@ def test_plain_text_headings() -> None:
     ]
     assert doc.summary == "INTRODUCTION: This explains things."
     assert doc.format == "text"
+
+
+def test_the_parts_of_a_divided_section_are_named_by_the_deeper_heading_they_start_or_continue() -> None:
+    """A chapter used to list "Memory and Allocation" for every part although each began at its own ####."""
+    body = "".join(f"#### {name}\n\n{(sentence + ' ') * 40}\n\n" for name, sentence in _SUBSECTIONS)
+    text = "# Book\n\nAbout the book. " + "Words here. " * 20 + "\n\n### Memory and Allocation\n\n" + body
+    doc = parse_document(
+        "book.md", text, SectionSettings(max_depth=3, max_chars=1200, min_chars=100), format="markdown"
+    )
+    memory = [s.heading_path for s in doc.sections if "Memory and Allocation" in s.heading_path]
+    assert memory[0] == ("Book", "Memory and Allocation", "The stack")
+    assert ("Book", "Memory and Allocation", "The heap") in memory and memory[-1][-1] == "Freeing"
+    assert "".join(s.text for s in doc.sections) == text
+
+
+_SUBSECTIONS = (
+    ("The stack", "The stack holds frames."),
+    ("The heap", "The heap holds objects."),
+    ("Freeing", "Memory is freed."),
+)

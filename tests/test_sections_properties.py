@@ -113,14 +113,18 @@ def test_sectioning_invariants(text: str, section_settings: SectionSettings) -> 
             longest = max((m.end() - m.start() for m in ANY_FENCE.finditer(section.text)), default=0)
             assert len(section.text) - longest <= section_settings.max_chars, section.text
 
-    # a section that opens with a heading is named by it
+    # a section that opens with a heading is named by it, then by any deeper headings it opens with
     for section in sections:
         opening = HEADING_LINE.match(section.text)
         if opening and len(opening.group(1)) <= section_settings.max_depth:
             # strip_inline folds whitespace runs to one space (documented)
             # (a merged sibling's heading is listed after it: "A; B")
             heading = " ".join(opening.group(2).split())
-            assert section.heading_path[-1] == heading or section.heading_path[-1].startswith(heading + "; ")
+            named = [i for i, h in enumerate(section.heading_path) if h == heading or h.startswith(heading + "; ")]
+            assert named, (heading, section.heading_path)
+            leading = re.match(r"(?:#{1,6}[ \t][^\n]*\n(?:[ \t]*\n)*)+", section.text + "\n")
+            opened_with = leading.group(0).count("#") if leading else 0  # at least one # per heading line
+            assert len(section.heading_path) - named[-1] - 1 < max(1, opened_with)
 
     # deterministic
     again = parse_document("doc.md", text, section_settings, format="markdown")

@@ -129,3 +129,27 @@ async def test_stateless_mode_serves_the_sdk_client(store: Path) -> None:
             assert not found.is_error
             hits = json.loads(found.content[0].text)["hits"]  # type: ignore[union-attr]
             assert hits
+
+
+def test_healthz_answers_a_load_balancer_without_the_token(served: ServerProcess, store: Path) -> None:
+    """A balancer's check carries no token and dials the replica by any name; it learns the store's identity."""
+    health = served.url.replace("/mcp", "/healthz")
+    answer = httpx.get(health, headers={"Host": "replica-3.internal"}, timeout=30)
+    assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
+    with Store.open(store) as opened:
+        assert answer.json() == {
+            "status": "ok",
+            "corpus_fingerprint": opened.fingerprint,
+            "format_version": opened.format_version,
+            "sections": opened.section_total(),
+        }
+    assert httpx.head(health, timeout=30).status_code == 200
+    # only the health path is open: the MCP endpoint still wants the token
+    assert httpx.get(served.url.replace("/mcp", "/healthz/x"), timeout=30).status_code == 401
+
+
+def test_healthz_is_503_when_the_store_is_gone(tmp_path: Path) -> None:
+    from contextpull.server.health import probe
+
+    status, body = probe(tmp_path / "missing.sqlite")
+    assert status == 503 and body["status"] == "unavailable" and body["error"]

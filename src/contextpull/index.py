@@ -5,21 +5,27 @@ the corpus size, header included. Forms are tried from most to least
 informative and the first that fits is kept:
 
 1. ``full``: one line per document with its summary (title + first sentence);
-2. ``titles``: one line per document with its title only;
-3. ``compact``: one line per document, path and section count only;
-4. ``hierarchical``: documents grouped by folder, as deep as still fits,
+2. ``summaries+titles``: every document's title, and the summary instead for
+   as many documents as the budget has room for, in path order;
+3. ``titles``: one line per document with its title only;
+4. ``titles+compact``: every document's path, and its title too for as
+   many documents as fit;
+5. ``compact``: one line per document, path and section count only;
+6. ``hierarchical``: documents grouped by folder, as deep as still fits,
    with the instruction to expand a folder with ``index(prefix="dir/")``;
-5. ``truncated``: the top-level grouping cut off with a count of what is left
+7. ``truncated``: the top-level grouping cut off with a count of what is left
    (or, for absurdly small budgets, the header alone, shortened).
 
-The same text is produced for the same documents and budget, so an
-unchanged corpus yields a byte-identical index.
+A form short of ``full`` says in a legend line what its lines show, and
+the header names the summary source only where summaries are shown. The
+same text is produced for the same documents and budget, so an unchanged
+corpus yields a byte-identical index.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -39,8 +45,22 @@ _SPACE = re.compile(r"\s+")
 @dataclass(frozen=True)
 class IndexText:
     text: str
-    mode: str  # full | titles | compact | hierarchical | truncated
+    mode: str  # full | summaries+titles | titles | titles+compact | compact | hierarchical | truncated
     tokens: int
+
+
+@dataclass(frozen=True)
+class _Header:
+    """The first line: what is listed, the corpus, and the summary source where summaries are shown."""
+
+    counts: str
+    corpus: str = ""
+    summaries: str = ""
+
+    def line(self, *, with_summaries: bool) -> str:
+        notes = [self.corpus, f"summaries: {self.summaries}" if with_summaries and self.summaries else ""]
+        shown = "; ".join(note for note in notes if note)
+        return f"{self.counts} ({shown})" if shown else self.counts
 
 
 def build_index(
@@ -57,9 +77,10 @@ def build_index(
     stored index is for a model (:data:`~contextpull.syntax.TOOL`).
     """
     sections = sum(d.section_count for d in documents)
-    header = (
-        f"Corpus index: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
-        f" (corpus {fingerprint[:12]}; summaries: {summaries})"
+    header = _Header(
+        f"Corpus index: {_count(len(documents), 'document')}, {_count(sections, 'section')}",
+        f"corpus {fingerprint[:12]}",
+        summaries,
     )
     return _render(documents, header, base="", budget=budget, syntax=syntax)
 
@@ -93,7 +114,7 @@ def index_for_prefix(store: Store, prefix: str, budget: int | None = None, synta
             f"valid top-level paths: {listed}" if tops else "the store holds no documents",
         )
     sections = sum(d.section_count for d in documents)
-    header = f"Documents under {shown}: {_count(len(documents), 'document')}, {_count(sections, 'section')}"
+    header = _Header(f"Documents under {shown}: {_count(len(documents), 'document')}, {_count(sections, 'section')}")
     return _render(documents, header, base=folder, budget=budget, syntax=syntax)
 
 
@@ -178,63 +199,122 @@ def _compact_line(doc: DocumentEntry) -> str:
 
 
 _COMPACT_LEGEND = "One line per document: path (sections)."
+_TITLES_LEGEND = "One line per document: path — title (sections)."
 
 
 def _folder_legend(syntax: Syntax) -> str:
     return f"Folders are collapsed: {syntax.verb} {syntax.expand('folder/')} to list one."
 
 
-def _render(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax) -> IndexText:
-    candidates: list[tuple[str, Iterable[str]]] = [
-        ("full", chain([header], map(_full_line, documents))),
-        ("titles", chain([header], map(_title_line, documents))),
-        ("compact", chain([header, _COMPACT_LEGEND], map(_compact_line, documents))),
-    ]
-    for mode, lines in candidates:
-        fits = _within(lines, budget)
-        if fits is not None:
+def _render(
+    documents: Sequence[DocumentEntry], header: _Header, *, base: str, budget: int, syntax: Syntax
+) -> IndexText:
+    plain = header.line(with_summaries=False)
+    fits = _within(chain([header.line(with_summaries=True)], map(_full_line, documents)), budget)
+    if fits is not None:
+        return IndexText("\n".join(fits[0]), "full", fits[1])
+    upgrades = (
+        ("summaries+titles", "titles", _TITLES_LEGEND, _title_line, _full_line, "their summary", "their title"),
+        ("titles+compact", "compact", _COMPACT_LEGEND, _compact_line, _title_line, "their title", "path (sections)"),
+    )
+    for mixed, mode, legend, lower, upper, better, worse in upgrades:
+        fits = _within(chain([plain, legend], map(lower, documents)), budget)
+        if fits is None:
+            continue
+        lines = _upgraded(documents, fits[0][2:], upper, budget - fits[1])
+        if not lines:
             return IndexText("\n".join(fits[0]), mode, fits[1])
-    fitting = _deepest_grouping(documents, header, base=base, budget=budget, syntax=syntax)
+        top = header.line(with_summaries=mixed == "summaries+titles")
+        text = [top, _told(len(lines), len(documents), better, worse), *lines, *fits[0][2 + len(lines) :]]
+        while _tokens(text) > budget and lines:  # the legend's numbers or the header's note cost more: give one back
+            lines.pop()
+            text = [top, _told(len(lines), len(documents), better, worse), *lines, *fits[0][2 + len(lines) :]]
+        if lines and _tokens(text) <= budget:
+            return IndexText("\n".join(text), mixed, _tokens(text))
+        return IndexText("\n".join(fits[0]), mode, fits[1])
+    fitting = _deepest_grouping(documents, plain, base=base, budget=budget, syntax=syntax)
     if fitting is not None:
         return IndexText("\n".join(fitting), "hierarchical", _tokens(fitting))
-    lines = _truncated(documents, header, base=base, budget=budget, syntax=syntax)
+    lines = _truncated(documents, plain, base=base, budget=budget, syntax=syntax)
     return IndexText("\n".join(lines), "truncated", _tokens(lines))
+
+
+def _told(first: int, total: int, better: str, worse: str) -> str:
+    """The legend of a mixed form: which documents get the richer line."""
+    leading = "The first document" if first == 1 else f"The first {first:,} documents"
+    rest = "the other one" if total - first == 1 else f"the other {total - first:,}"
+    return f"{leading} with {better}, {rest} with {worse}."
+
+
+def _upgraded(
+    documents: Sequence[DocumentEntry], lower: Sequence[str], upper: Callable[[DocumentEntry], str], room: int
+) -> list[str]:
+    """The ``upper`` lines of the leading documents whose extra tokens over ``lower`` fit in ``room``.
+
+    In path order and contiguous, so a reader sees where the richer lines
+    stop; it stops at the first document that does not fit, so it renders
+    no more lines than the budget can show.
+    """
+    kept: list[str] = []
+    for doc, plain in zip(documents, lower):
+        line = upper(doc)
+        extra = estimate_tokens(line) - estimate_tokens(plain)
+        if extra > room:
+            break
+        kept.append(line)
+        room -= extra
+    return kept
 
 
 def _grouped(documents: Sequence[DocumentEntry], *, base: str, depth: int) -> list[str]:
     """Entries with folders ``depth`` levels below ``base`` collapsed into one line each."""
-    folders: dict[str, list[int]] = {}
-    lines: list[tuple[str, str]] = []
+    return [line for _, line, _ in _entries(documents, base=base, depth=depth)]
+
+
+def _entries(
+    documents: Sequence[DocumentEntry], *, base: str, depth: int
+) -> list[tuple[str, str, Sequence[DocumentEntry]]]:
+    """``(path or folder, line, documents collapsed in it)`` in path order; a document's own line collapses none."""
+    folders: dict[str, list[DocumentEntry]] = {}
+    entries: list[tuple[str, str, Sequence[DocumentEntry]]] = []
     for doc in documents:
         parts = doc.path[len(base) :].split("/")
         if len(parts) - 1 < depth:
-            lines.append((doc.path, _compact_line(doc)))
+            entries.append((doc.path, _compact_line(doc), ()))
             continue
-        key = base + "/".join(parts[:depth]) + "/"
-        counts = folders.setdefault(key, [0, 0])
-        counts[0] += 1
-        counts[1] += doc.section_count
-    for key, (docs, sections) in folders.items():
-        lines.append((key, f"- {key} — {_count(docs, 'document')}, {_count(sections, 'section')}"))
-    return [line for _, line in sorted(lines)]
+        folders.setdefault(base + "/".join(parts[:depth]) + "/", []).append(doc)
+    for key, inside in folders.items():
+        line = f"- {key} — {_count(len(inside), 'document')}, {_count(sum(d.section_count for d in inside), 'section')}"
+        entries.append((key, line, inside))
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 def _deepest_grouping(
     documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax
 ) -> list[str] | None:
+    """The deepest folder grouping that fits, then each collapsed folder opened one level while room is left."""
+    head = [header, _COMPACT_LEGEND, _folder_legend(syntax)]
     deepest = max(d.path[len(base) :].count("/") for d in documents)
-    best: list[str] | None = None
+    best: list[tuple[str, str, Sequence[DocumentEntry]]] | None = None
     for depth in range(1, deepest + 1):
-        lines = [
-            header,
-            _COMPACT_LEGEND,
-            _folder_legend(syntax),
-            *_grouped(documents, base=base, depth=depth),
-        ]
-        if _within(lines, budget) is None:
+        entries = _entries(documents, base=base, depth=depth)
+        if _within([*head, *(line for _, line, _ in entries)], budget) is None:
             break
-        best = lines
-    return best
+        best = entries
+    if best is None:
+        return None
+    room = budget - _tokens([*head, *(line for _, line, _ in best)])
+    opened: list[str] = []
+    for key, line, inside in best:
+        if inside:
+            children = _grouped(inside, base=key, depth=1)
+            extra = _tokens(children) - estimate_tokens(line)
+            if extra <= room:
+                opened += children
+                room -= extra
+                continue
+        opened.append(line)
+    return [*head, *opened]
 
 
 def _truncated(documents: Sequence[DocumentEntry], header: str, *, base: str, budget: int, syntax: Syntax) -> list[str]:

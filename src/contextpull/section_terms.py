@@ -27,8 +27,44 @@ class SearchFields(NamedTuple):
     folded: str
 
 
+#: front matter is looked for within this many characters of a document's start
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+
+
+def front_matter_length(text: str) -> int:
+    """How many characters of ``text`` are a YAML front matter block (``---`` lines around it); 0 if none.
+
+    Only the start of a document can hold one: callers ask for a
+    document's first section. Its title and description are the document's
+    metadata, used where the index shows them; as section text the block is
+    noise that search would match and a snippet would show.
+    """
+    first = text.find("\n")
+    if first < 0 or text[:first].rstrip(" \t") != "---":
+        return 0
+    position, limit = first + 1, min(len(text), MAX_FRONT_MATTER_CHARS)
+    while position < limit:
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end
+        if text[position:end].rstrip(" \t") == "---":
+            return min(len(text), end + 1)
+        position = end + 1
+    return 0
+
+
+def has_front_matter(format: str, ordinal: int) -> bool:
+    """Whether a section may start with front matter: a Markdown document's first."""
+    return ordinal == 0 and format == "markdown"
+
+
 def search_fields(
-    heading_path: Iterable[str], title: str, path: str, text: str, table_header: str | None = None
+    heading_path: Iterable[str],
+    title: str,
+    path: str,
+    text: str,
+    table_header: str | None = None,
+    *,
+    front_matter: bool = False,
 ) -> SearchFields:
     """The search fields of one section, on insert and on delete alike.
 
@@ -37,10 +73,13 @@ def search_fields(
     continuation is searchable by its column names too (its header row is
     indexed with its body), as ``read`` shows it; grep stays exact to the
     section's own text. Identifiers are those of the heading path and the
-    body, whole.
+    body, whole. With ``front_matter`` (a Markdown document's first section)
+    a leading front matter block is left out of the body: grep still finds
+    it, as it is in the file.
     """
     heading = HEADING_SEPARATOR.join(heading_path)
-    body = f"{table_header}{text}" if table_header else text
+    body = text[front_matter_length(text) :] if front_matter else text
+    body = f"{table_header}{body}" if table_header else body
     # One pass per field for terms and identifiers alike; the identifiers of
     # "heading\nbody" are the heading's then the body's (whitespace splits them).
     heading_terms, heading_ids = index_text_and_identifiers(heading)

@@ -38,8 +38,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-#: what the analysis below indexes; bump it whenever a change alters the terms of any text
-ANALYSIS_VERSION = "2"
+#: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
+ANALYSIS_VERSION = "3"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 _TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)

@@ -8,7 +8,7 @@ bytes; cosine rankings unchanged at three significant digits) and ranked by
 brute force: one matrix-vector product per query, exact, and fast enough to
 10^5 sections on one core (docs/adr/010-embeddings.md).
 
-The embedders themselves live in :mod:`pullvec`, shared with the eval
+The embedders themselves live in :mod:`contextpull_vec`, shared with the eval
 harness; this module turns their errors into the ContextPull family. numpy
 is imported only when vectors are used, so the core installs without it.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-import pullvec
+import contextpull_vec
 
 from .errors import EmbedderUnavailable, EmbeddingFailed
 from .records import HEADING_SEPARATOR
@@ -26,7 +26,7 @@ from .records import HEADING_SEPARATOR
 if TYPE_CHECKING:
     import numpy as np
 
-    from pullvec import Embedder
+    from contextpull_vec import Embedder
 
 #: how vectors are stored: recorded in the store's meta beside the model and dimension
 STORED_DTYPE = "float16"
@@ -54,8 +54,8 @@ def vector_key(text: str) -> str:
 def get_embedder(spec: str) -> Embedder:
     """The embedder for ``spec``, or :class:`EmbedderUnavailable` naming the fix."""
     try:
-        return pullvec.get_embedder(spec)
-    except pullvec.EmbedderError as exc:
+        return contextpull_vec.get_embedder(spec)
+    except contextpull_vec.EmbedderError as exc:
         raise EmbedderUnavailable(exc.message, exc.suggestion) from None
 
 
@@ -63,7 +63,7 @@ def embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
     """``embedder.embed(texts)``, with an endpoint's failure as :class:`EmbeddingFailed`."""
     try:
         return embedder.embed(texts)
-    except pullvec.EmbedderError as exc:
+    except contextpull_vec.EmbedderError as exc:
         raise EmbeddingFailed(exc.message, exc.suggestion) from None
 
 

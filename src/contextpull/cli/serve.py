@@ -186,6 +186,7 @@ def run_serve(args: argparse.Namespace) -> int:
         allowed_hosts=args.allow_host,
         stateless=args.stateless,
         limits=limits,
+        health=store_path,
     )
     auth = "bearer token required" if token else "no token"
     if not token and not _is_loopback(host):

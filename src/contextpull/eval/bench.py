@@ -204,7 +204,24 @@ def _finish(run: RunResult, recorded: Replay | None, rows: Rows, questions: Sequ
     """Before the files are written: the timings (recorded ones in a replay, the agent's own for pull
     rows otherwise, not the time taken to fetch a run from the cache), and the notes under the table."""
     _retime(run, replay.recorded_timing(recorded.recorded) if recorded else _agent_timing(rows, questions))
-    run.notes = [*leakage_lines(run), *(recorded.stale_lines() if recorded else [])]
+    run.notes = [*leakage_lines(run), *driver_lines(rows), *(recorded.stale_lines() if recorded else [])]
+
+
+def driver_lines(rows: Rows) -> list[str]:
+    """One line per pull driver that warned (an older Claude Code) or stopped after identical failures."""
+    lines: list[str] = []
+    for row in rows.rows:
+        adapter = row.adapter
+        name = getattr(adapter, "model", "pull")
+        said = [getattr(adapter, "warning", "")]
+        reason = getattr(adapter, "stopped", None)
+        if reason:
+            fix = getattr(adapter, "stop_suggestion", "")
+            said.append(f"stopped, {reason}" + (f" — {fix}" if fix else ""))
+        for line in (f"{name}: {text}" for text in said if text):
+            if line not in lines:  # siblings share one driver's runs
+                lines.append(line)
+    return lines
 
 
 def _agent_timing(rows: Rows, questions: Sequence[Question]) -> Callable[[str, str], float | None]:

@@ -86,6 +86,8 @@ class ClaudeCodeRetriever(PullRetriever):
             self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
         self.claude = claude
         self.claude_version = claude_version(claude)
+        #: a line for the notes when this Claude Code is older than the release the driver was checked against
+        self.warning = older_warning(self.claude_version)
         self.model = f"claude-code {self.claude_version}:{model or 'default'}"
         self.claude_model = model
         self.max_turns = max_turns
@@ -201,6 +203,22 @@ def claude_version(claude: str) -> str:
     if done.returncode != 0 or not said:
         raise PullRunFailed(f"{claude} --version failed: {done.stderr.strip()}", "check the Claude Code install")
     return said.split()[0]
+
+
+def older_warning(version: str) -> str:
+    """A warning when ``version`` is older than :data:`TESTED_VERSION`; ``""`` otherwise (or if unreadable)."""
+
+    def numbers(text: str) -> tuple[int, ...] | None:
+        parts = text.split(".")
+        return tuple(int(part) for part in parts) if all(part.isdigit() for part in parts) else None
+
+    have, tested = numbers(version), numbers(TESTED_VERSION)
+    if have is None or tested is None or have >= tested:
+        return ""
+    return (
+        f"Claude Code {version} is older than {TESTED_VERSION}, the release this driver was checked against;"
+        f" if its runs fail, npm install -g @anthropic-ai/claude-code@{TESTED_VERSION}"
+    )
 
 
 def check_server(command: list[str]) -> None:

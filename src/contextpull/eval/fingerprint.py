@@ -48,7 +48,7 @@ ROOTS: tuple[str, ...] = (
     "pushpull.scoring.judge",
 )
 #: the packages whose modules the walk follows (third-party code is pinned by the package version)
-PACKAGES = ("contextpull", "pushpull", "pullvec", "mdinline")
+PACKAGES = ("contextpull", "pushpull", "contextpull_vec", "contextpull_mdinline")
 #: the store meta key holding the version of the analysis that built its index
 ANALYSIS_META_KEY = "analysis_version"
 
@@ -106,7 +106,7 @@ def walk(root: Path | None = None, roots: tuple[str, ...] = ROOTS) -> dict[str, 
     """Every module reachable from ``roots`` by imports, as ``name → file``, plus each package's data files.
 
     Data files are the non-Python files of a reached package and of its
-    folders that are not packages (pullvec's shipped embedding table changes
+    folders that are not packages (contextpull_vec's shipped embedding table changes
     search results as surely as code does).
     """
     root = source_root() if root is None else root

@@ -44,6 +44,31 @@ class _Runs:
             return list(self.done.values()), dict(self.keys)
 
 
+#: identical failures in a row after which a driver stops running questions: the fault is the set-up's
+STOP_AFTER = 3
+
+
+class _Stop:
+    """The failures in a row a driver and its siblings have seen, and whether they stopped it."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.suggestion = ""
+        self._failures: list[str] = []
+        self._lock = threading.Lock()
+
+    def note(self, failure: str | None, suggestion: str) -> None:
+        with self._lock:
+            if failure is None:
+                self._failures.clear()
+                return
+            self._failures.append(failure)
+            recent = self._failures[-STOP_AFTER:]
+            if self.reason is None and len(recent) == STOP_AFTER and len(set(recent)) == 1:
+                self.reason = f"{STOP_AFTER} runs in a row failed the same way ({failure})"
+                self.suggestion = suggestion
+
+
 class PullRetriever:
     """Base of the pull adapters; subclasses implement :meth:`run_key` and :meth:`execute`.
 
@@ -53,6 +78,9 @@ class PullRetriever:
     with its message, so the ids-read and ids-surfaced rows always score the
     same run. A recorded failure on disk is retried by a later live run (it
     said nothing about the agent) and replayed as it is under ``replay``.
+    After :data:`STOP_AFTER` runs in a row fail with the same message (the
+    agent is not logged in, the server will not connect), the rest are not
+    run: each records ``not run: …`` at once, and :attr:`stopped` says why.
     """
 
     #: the model or agent named in the row and in ``stats()["model"]``
@@ -71,6 +99,7 @@ class PullRetriever:
         self.recorded_keys: dict[str, str] = {}
         self.unrecorded: list[str] = []
         self._runs = _Runs()
+        self._stop = _Stop()
 
     # --- what a driver provides ------------------------------------------------
     def run_key(self, question: str) -> str:
@@ -100,13 +129,29 @@ class PullRetriever:
             return found
 
     def _execute(self, question: str) -> PullRun:
+        stopped = self.stopped
+        if stopped is not None:
+            return PullRun(question=question, model=self.model, failure=f"not run: {stopped}")
         try:
-            return self.execute(question)
+            run = self.execute(question)
         except PullRunFailed as err:
             failure, suggestion = err.message, err.suggestion
         except Exception as err:  # noqa: BLE001 - whatever broke the run, both rows must see the same failure
             failure, suggestion = f"{type(err).__name__}: {err}", ""
+        else:
+            self._stop.note(None, "")
+            return run
+        self._stop.note(failure, suggestion)
         return PullRun(question=question, model=self.model, failure=failure, failure_suggestion=suggestion)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the remaining questions are not run (:data:`STOP_AFTER` identical failures in a row), or None."""
+        return self._stop.reason
+
+    @property
+    def stop_suggestion(self) -> str:
+        return self._stop.suggestion
 
     def _finished(self, query: str) -> PullRun:
         """The run for ``query``; raises PullRunFailed when the rows must score it as an error."""

@@ -16,9 +16,10 @@ agent does, turn by turn, without a word list or a rule about the corpus:
    a search as well, the model repeated its search instead of reading);
 4. **answer**: ``{"text", "cite"}`` with ``cite`` limited to the ids read.
 
-A part whose search found nothing needs no read, and the last turn offers
-the answer once anything was read, so the grammar never forces a turn-limit
-failure. The plan is a turn of the model, not a tool call: it is not among
+A part whose search found nothing needs no read, and once anything was
+read the last turn offers only the answer (offered more reading too, the
+model read on and ran out of turns with the right section read), so the
+grammar never forces a turn-limit failure. The plan is a turn of the model, not a tool call: it is not among
 the run's tool calls.
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pushpull.models.local_provider import action_schema, turn_schema
+from pushpull.models.local_provider import action_schema, answer_schema, turn_schema
 
 from ..tools.schemas import TOOLS
 from .pull_record import PullRun, unique
@@ -37,7 +38,7 @@ MAX_PARTS = 2
 #: a part counts as read once one of its first this many hits is read
 READ_FROM = 3
 #: bump when the grammar or its prompt changes: part of a run's cache key
-VERSION = 1
+VERSION = 2
 PLAN_PROMPT = (
     "Work in steps. First reply with a plan: "
     '{"action": "plan", "arguments": {"parts": ["..."]}}: one short search query for each separate thing the '
@@ -111,6 +112,8 @@ class ReadingState:
             "required": ["text", "cite"],
             "additionalProperties": False,
         }
+        if last_turn:
+            return answer_schema(answer)
         seen = unique([*run.seen_ids, *read])
         tools = [_with_enum(_BY_NAME["read"], "id", seen), _BY_NAME["search"], _BY_NAME["grep"]]
         return turn_schema(tools, answer=answer)

@@ -12,10 +12,12 @@ tool results; nothing is fitted to a corpus or to the eval set's templates:
    ``LEDGERLINE_*``) becomes one grep for its members (``\\bTX-44\\d\\d\\b``),
    and every matching section is read: first those of the documents with
    the most matching sections (where the family is listed), in grep's order;
-2. **named documents**: when the question names two variants of a document
-   (titles and paths alike but for a word the question uses for each, such
-   as ``2024`` and ``2025``), the question is searched within each of them
-   (``in``) and the best section of each is read, one side after the other;
+2. **named documents**: when the question names two documents or more
+   (variants told apart by words it uses, such as ``2024`` and ``2025``;
+   a title it quotes; a file name it uses), the question is searched
+   within each of them (``in``) and the best two sections of each are
+   read: every side's best first, then every side's second (the question
+   as a whole often ranks a side's neighbouring section first);
 3. **the question**: one search as asked; its hits are read in rank order;
 4. **tables**: a section that continues a table is followed by
    ``neighbours`` to see its header row, as the tool's description advises.
@@ -41,11 +43,13 @@ SPEC = "scripted"
 #: reads per question at most: enough for every member of a family, bounded for a broad one
 MAX_READS = 12
 #: a family token: a stem followed by ``*`` or by ``x`` placeholders after a digit (``TX-44xx``, ``V2.x``)
+#: sections read of each named document: its best for the question first on every side, then its second
+SIDE_READS = 2
+#: sections a family's grep looks at: enough to see which documents list it
+FAMILY_GREP_LIMIT = 100
 _FAMILY = re.compile(r"(?<![\w*])([A-Za-z][\w.-]*?)(\*|(?<=\d)x+\b)")
 _WORD = re.compile(r"\w+")
 _INDEX_LINE = re.compile(r"^\s*- (\S[^\n]*?) — ([^\n]*?)(?: \(\d[\d,]* sections?\))?$", re.MULTILINE)
-#: two documents are variants when their title and path words, the naming ones aside, overlap this much
-_SIBLING_OVERLAP = 0.5
 
 
 def family_patterns(question: str) -> list[str]:
@@ -73,27 +77,52 @@ def _words(text: str) -> set[str]:
     return {word.casefold() for word in _WORD.findall(text)}
 
 
-def named_documents(question: str, documents: Iterable[tuple[str, str]]) -> list[str]:
-    """Paths of the variants the question names, e.g. the 2024 and the 2025 policy in "… 2025 compared to 2024?".
+def _sequence(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD.findall(text)]
 
-    ``documents`` are ``(path, title)`` pairs from the index. Two documents
-    are a named pair when each has a word of the question in its title or
-    path that the other lacks, and what remains of their words is mostly
-    shared (Jaccard at least :data:`_SIBLING_OVERLAP`): variants of one
-    document, as a comparison names them. A word the two share never names
-    either, and a document that merely contains some question word is no side.
+
+def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    width = len(phrase)
+    return any(list(words[start : start + width]) == list(phrase) for start in range(len(words) - width + 1))
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0].casefold()
+
+
+def named_documents(question: str, documents: Iterable[tuple[str, str]]) -> list[str]:
+    """Paths of the documents a comparison names, each side by what tells it apart, or none.
+
+    ``documents`` are ``(path, title)`` pairs from the index. A document is
+    named by the question in one of two ways:
+
+    - **variants**: two documents whose titles and paths differ only by
+      words the question uses, one on each side ("… in 2025 compared to
+      2024?" names the 2024 and the 2025 policy): everything that tells
+      them apart is in the question;
+    - **by name**: its title of two words or more appears in the question
+      as a phrase ("… between Running commands in projects and Using
+      tools?"), or its file name is a word of the question that names no
+      other document ("… in Dependabot and Renovate?"; ``index`` names
+      many documents, so it names none).
+
+    Only a question that names two documents or more compares them; one
+    named document is left to the plain search.
     """
-    entries = [(path, _words(f"{title} {path}")) for path, title in documents]
-    asked = _words(question)
+    entries = [(path, title, _words(f"{title} {path}")) for path, title in documents]
+    asked, sequence = _words(question), _sequence(question)
     named: set[str] = set()
-    for position, (path_a, words_a) in enumerate(entries):
-        for path_b, words_b in entries[position + 1 :]:
-            only_a, only_b = (words_a - words_b) & asked, (words_b - words_a) & asked
-            rest_a, rest_b = words_a - only_a, words_b - only_b
-            overlap = len(rest_a & rest_b) / max(1, len(rest_a | rest_b))
-            if only_a and only_b and overlap >= _SIBLING_OVERLAP:
+    for position, (path_a, _, words_a) in enumerate(entries):
+        for path_b, _, words_b in entries[position + 1 :]:
+            only_a, only_b = words_a - words_b, words_b - words_a
+            if only_a and only_b and only_a <= asked and only_b <= asked:
                 named.update((path_a, path_b))
-    return sorted(named)
+    stems = Counter(_stem(path) for path, _, _ in entries)
+    for path, title, _ in entries:
+        phrase = _sequence(title)
+        if (len(phrase) >= 2 and _contains(sequence, phrase)) or (stems[_stem(path)] == 1 and _stem(path) in asked):
+            named.add(path)
+    return sorted(named) if len(named) >= 2 else []
 
 
 def by_listing_document(matches: Sequence[dict[str, Any]]) -> list[str]:
@@ -152,21 +181,25 @@ class _Policy:
         return None if is_error else payload
 
     def answer(self, question: str) -> None:
+        members: list[str] = []
         for pattern in family_patterns(question):
-            found = self.call("grep", pattern=pattern, regex=True, limit=self.max_reads)
-            self.plan += by_listing_document((found or {}).get("matches", []))
+            found = self.call("grep", pattern=pattern, regex=True, limit=FAMILY_GREP_LIMIT)
+            members += by_listing_document((found or {}).get("matches", []))
         documents = index_entries(str((self.call("index") or {}).get("text", "")))
         sides = [self._best_in(question, path) for path in named_documents(question, documents)]
-        self.plan += [sid for sid in sides if sid]
         found = self.call("search", query=question, limit=self.k, snippet=0)
-        self.plan += [hit["id"] for hit in (found or {}).get("hits", [])]
+        hits = [hit["id"] for hit in (found or {}).get("hits", [])]
+        if members:  # search ranks where a family is documented; grep finds the members it missed
+            listed = set(members)
+            self.plan += [sid for sid in hits if sid in listed] + members
+        self.plan += [side[rank] for rank in range(SIDE_READS) for side in sides if rank < len(side)]
+        self.plan += hits
         for sid in unique(self.plan)[: self.max_reads]:
             self._read(sid)
 
-    def _best_in(self, question: str, path: str) -> str | None:
-        found = self.call("search", query=question, **{"in": [path]}, limit=1, snippet=0)
-        hits = (found or {}).get("hits", [])
-        return hits[0]["id"] if hits else None
+    def _best_in(self, question: str, path: str) -> list[str]:
+        found = self.call("search", query=question, **{"in": [path]}, limit=SIDE_READS, snippet=0)
+        return [hit["id"] for hit in (found or {}).get("hits", [])]
 
     def _read(self, sid: str) -> None:
         shown = self.call("read", id=sid)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..parse import formats
 from ..parse.rendering import Unparseable, parser_failed
 from ..records import ParsedDocument
-from ..section_terms import SearchFields, search_fields
+from ..section_terms import SearchFields, has_front_matter, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
 from .limits import FileSkipped, check_lines, check_sections, deadline, read_file
@@ -118,7 +118,17 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
         return Analysed(found.path, digest, len(data), reason=err.reason)
     except Exception as err:  # noqa: BLE001 - a parser bug must cost its file, never the ingest
         return Analysed(found.path, digest, len(data), reason=parser_failed(err))
-    fts = tuple(search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections)
+    fts = tuple(
+        search_fields(
+            s.heading_path,
+            doc.title,
+            doc.path,
+            s.text,
+            s.table_header,
+            front_matter=has_front_matter(doc.format, s.ordinal),
+        )
+        for s in doc.sections
+    )
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
 

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import IO, Any, Self
 
 from ..parse.rendering import Unparseable, parser_failed
+from .limits import size_text
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "DEFAULT_TIME_LIMIT_S", "Isolated"]
 
@@ -132,7 +133,7 @@ class Isolated:
             raise Unparseable(f"parser crashed (exit code {code})") from None
         if status == _OUT_OF_MEMORY:
             self.close()  # a MemoryError can leave any state half-built: the next file gets a fresh child
-            raise Unparseable(f"needed more than {self.memory_limit >> 20} MiB of memory (max_memory)")
+            raise Unparseable(f"needed more than {size_text(self.memory_limit)} of memory (max_memory)")
         if status == "skip":
             raise Unparseable(value)
         return value

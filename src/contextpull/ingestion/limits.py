@@ -40,7 +40,8 @@ class FileSkipped(Exception):
         self.reason = reason
 
 
-def _size(limit: int) -> str:
+def size_text(limit: int) -> str:
+    """A limit as a person reads it: ``512 MiB``, ``4,096 bytes``."""
     return f"{limit / (1 << 20):g} MiB" if limit >= 1 << 20 else f"{limit:,} bytes"
 
 
@@ -55,7 +56,7 @@ def _open_regular(path: Path, limits: FileLimits) -> int:
         if not stat.S_ISREG(info.st_mode):
             raise FileSkipped("not a regular file")
         if info.st_size > limits.max_bytes:
-            raise FileSkipped(f"larger than {_size(limits.max_bytes)} (max_bytes)")
+            raise FileSkipped(f"larger than {size_text(limits.max_bytes)} (max_bytes)")
     except BaseException:
         os.close(fd)
         raise
@@ -67,7 +68,7 @@ def _chunks(fd: int, limits: FileLimits) -> Iterator[bytes]:
     while chunk := os.read(fd, _CHUNK):
         total += len(chunk)
         if total > limits.max_bytes:  # it grew after the size check
-            raise FileSkipped(f"larger than {_size(limits.max_bytes)} (max_bytes)")
+            raise FileSkipped(f"larger than {size_text(limits.max_bytes)} (max_bytes)")
         yield chunk
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import pullvec
+import contextpull_vec
 
 from ..errors import BadArgument, EmbedderUnavailable, MixedModels
 from ..store.writer import StoreWriter
@@ -38,7 +38,7 @@ from ..vectors import (
 #: sections embedded per call: large enough to amortise a call, small enough for steady progress
 BATCH = 512
 
-EmbedSpec = str | pullvec.Embedder
+EmbedSpec = str | contextpull_vec.Embedder
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class VectorJob:
     source: EmbedSpec  # a spec to build lazily, or an embedder the caller built
     replace: bool  # drop every stored vector first (re-embed all)
 
-    def build(self) -> pullvec.Embedder:
+    def build(self) -> contextpull_vec.Embedder:
         return get_embedder(self.source) if isinstance(self.source, str) else self.source
 
 
@@ -141,6 +141,6 @@ def _name(embedding: EmbedSpec) -> str:
     if not isinstance(embedding, str):
         return embedding.name
     try:
-        return pullvec.model_name(embedding)
-    except pullvec.EmbedderError as exc:
+        return contextpull_vec.model_name(embedding)
+    except contextpull_vec.EmbedderError as exc:
         raise EmbedderUnavailable(exc.message, exc.suggestion) from None

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import pullvec
-from pullvec.fusion import K_RRF
+import contextpull_vec
+from contextpull_vec.fusion import K_RRF
 
 from ..errors import BadArgument, EmbeddingError
 from ..vectors import META_COUNT, META_DIM, META_MODEL, VectorIndex, embed, get_embedder
@@ -59,7 +59,7 @@ class StoreVectors:
     (SQLite's ``data_version``), so a long-lived handle never ranks by stale vectors.
     """
 
-    def __init__(self, store: Store, embedder: pullvec.Embedder | None = None) -> None:
+    def __init__(self, store: Store, embedder: contextpull_vec.Embedder | None = None) -> None:
         self._store = store
         self._embedder = embedder
         self._index: VectorIndex | None = None
@@ -125,7 +125,7 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int]) -> list[tu
     taken = set(head)
     words = [rowid for rowid, _ in lexical[confident:]]
     nearest = [rowid for rowid in vector if rowid not in taken]
-    rrf = pullvec.rrf_scores([words, nearest])
+    rrf = contextpull_vec.rrf_scores([words, nearest])
     in_words = set(words)
     only_vector = [rowid for rowid in nearest if rowid not in in_words]
     merged: list[int] = []

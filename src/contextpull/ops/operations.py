@@ -13,13 +13,14 @@ verbatim; ``grep`` finds exact strings. Ids are ``path#ordinal``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pullvec
+import contextpull_vec
 
 from ..closeable import Closeable
 from ..errors import (
@@ -34,10 +35,12 @@ from ..errors import (
 )
 from ..index import DEFAULT_BUDGET, document_outline, index_for_prefix, normalise_prefix
 from ..records import section_id, split_section_id
+from ..section_terms import front_matter_length
 from ..store import queries
 from ..store.connection import Store
+from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
-from ..terms import analyse_query
+from ..terms import Query, QueryPart, analyse_query, index_terms
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, confident_count, fuse
 from .ranking import RankedSection, rank
@@ -71,6 +74,8 @@ FILTER_PATTERNS = 20
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_GREP_LIMIT = 20
 _TOP_LEVEL_SHOWN = 30
+#: how alike an unknown file name must be to a real one (difflib ratio) to be suggested in its place
+_SIMILAR_NAME = 0.75
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,7 +96,7 @@ class Ops(Closeable):
         store: Store,
         *,
         snippet: int = DEFAULT_SNIPPET,
-        embedder: pullvec.Embedder | None = None,
+        embedder: contextpull_vec.Embedder | None = None,
         syntax: Syntax = TOOL,
     ) -> None:
         self.store = store
@@ -105,7 +110,7 @@ class Ops(Closeable):
         path: str | Path,
         *,
         snippet: int = DEFAULT_SNIPPET,
-        embedder: pullvec.Embedder | None = None,
+        embedder: contextpull_vec.Embedder | None = None,
         syntax: Syntax = TOOL,
     ) -> Ops:
         """Open the store at ``path`` read-only (raises the :class:`StoreError` family).
@@ -187,6 +192,7 @@ class Ops(Closeable):
             else:
                 chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids)
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
+            missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms
         hits = tuple(
             SearchHit(
@@ -196,18 +202,19 @@ class Ops(Closeable):
                 kind=hit.section.kind,
                 score=hit.score,
                 match=hit.match,
-                snippet=make_snippet(texts[hit.section.rowid], terms, width) if width else None,
+                snippet=make_snippet(_snippet_source(hit.section, texts), terms, width) if width else None,
                 pages=hit.section.pages,
             )
             for hit in chosen
         )
-        hint = (
-            _no_hits_hint(self.syntax, in_ is not None, len(analysed.content))
-            if not hits
-            else (_common_hint(self.syntax) if ranking.capped else None)
-        )
+        if not hits:
+            hint: str | None = _no_hits_hint(self.syntax, in_ is not None, len(analysed.content))
+        elif missing:
+            hint = _weak_hint(self.syntax, missing)
+        else:
+            hint = _common_hint(self.syntax) if ranking.capped else None
         used = "lexical" if query_vector is None else "hybrid"
-        return SearchResult(query, hits, fallback or hint, mode=used)
+        return SearchResult(query, hits, fallback or hint, mode=used, weak=bool(missing))
 
     def _fuse(
         self, lexical: Sequence[RankedSection], query_vector: np.ndarray, limit: int, doc_ids: list[int] | None
@@ -362,10 +369,7 @@ class Ops(Closeable):
         try:
             doc, ordinal = split_section_id(sid.strip())
         except ValueError:
-            raise UnknownSection(
-                f"{sid!r} is not a section id (ids look like guides/install.md#3)",
-                "search first and use an id from its results",
-            ) from None
+            raise self._not_an_id(sid.strip()) from None
         probe = min(ordinal, _MAX_ORDINAL)  # SQLite's integers are 64-bit; no document has this many sections
         count, rows, header_row = self.store.section_window(
             doc, probe - before, probe + after, probe if header else None
@@ -377,15 +381,68 @@ class Ops(Closeable):
                 f"{doc} has no section #{ordinal}; it has #0 to #{count - 1}",
                 f"read {section_id(doc, count - 1)} for its last section, or search within it with {self.syntax.narrow(doc)}",
             )
-        import difflib  # only for an unknown id: kept off the import path of every command
-
-        close = difflib.get_close_matches(doc, self.store.document_paths(), n=3)
+        close = [self._same_section(path, ordinal) for path in similar_documents(doc, self.store.document_paths())]
+        folder = doc.rsplit("/", 1)[0] + "/" if "/" in doc else ""
+        listing = f"list the documents under {folder} with {self.syntax.expand(folder)}" if folder else ""
         suggestion = (
-            "did you mean " + " or ".join(section_id(path, 0) for path in close) + "? Or search first"
+            "did you mean " + " or ".join(close) + "? Or search first"
             if close
-            else "search first and use an id from its results"
+            else (f"{listing}, or search first" if listing else "the index lists every document; or search first")
         )
         raise UnknownSection(f"no document {doc!r}, so no section {sid!r}", suggestion)
+
+    def _not_an_id(self, text: str) -> UnknownSection:
+        """The error for an id without ``#N``: a document's path gets its range of sections."""
+        count = self.store.section_count(text)
+        if count:
+            return UnknownSection(
+                f"{text!r} is a document, not a section id; its sections are #0 to #{count - 1}",
+                f"read {section_id(text, 0)} for its first section, or search within it with {self.syntax.narrow(text)}",
+            )
+        return UnknownSection(
+            f"{text!r} is not a section id (ids look like guides/install.md#3)",
+            "search first and use an id from its results",
+        )
+
+    def _same_section(self, path: str, ordinal: int) -> str:
+        """``path#ordinal`` when that document has such a section, else its first."""
+        count = self.store.section_count(path) or 0
+        return section_id(path, ordinal if ordinal < count else 0)
+
+
+def _snippet_source(section: queries.SectionRow, texts: dict[int, str]) -> str:
+    """The text a hit's snippet is cut from: a document's first section without its front matter.
+
+    No format is at hand here; a first section that opens with a ``---``
+    block is front matter in Markdown, and in any other format a block a
+    snippet can do without (an overlined title).
+    """
+    text = texts[section.rowid]
+    return text[front_matter_length(text) :] if section.ordinal == 0 else text
+
+
+def similar_documents(doc: str, paths: Sequence[str], limit: int = 3) -> list[str]:
+    """The documents an unknown path most likely meant, or none.
+
+    A path typed from inside a folder (``install.md`` for ``guides/install.md``)
+    is a suffix of the real one; otherwise a file name spelled nearly the
+    same (``instal.md``). A file name that merely shares a folder or an
+    ending with the unknown one is no suggestion: an unrelated file is worse
+    than none.
+    """
+    suffixed = [path for path in paths if path.endswith("/" + doc)]
+    if suffixed:
+        return suffixed[:limit]
+    import difflib  # only for an unknown id: kept off the import path of every command
+
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    wanted = doc.rsplit("/", 1)[-1]
+    names = difflib.get_close_matches(wanted, list(by_name), n=limit, cutoff=_SIMILAR_NAME)
+    folder = doc.rsplit("/", 1)[0] if "/" in doc else ""
+    ranked = [path for name in names for path in sorted(by_name[name], key=lambda p: not p.startswith(folder))]
+    return ranked[:limit]
 
 
 def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
@@ -399,6 +456,50 @@ def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
 def _grep_match(row: queries.SectionRow, lines: list[GrepLine]) -> GrepMatch:
     first, *more = lines
     return GrepMatch(row.sid, row.path, row.heading_path, first.line_number, first.line, tuple(more))
+
+
+def weak_match(store: StoreReader, query: Query, best: RankedSection) -> tuple[str, ...]:
+    """The query's words no section uses, when they make the best hit no strong match; else ``()``.
+
+    The rule: some content word of the query is held by no section at all,
+    and the content words the best hit holds (in its text, heading path,
+    title or path) carry less than half of the query's weight, each word
+    weighted by its rarity (inverse document frequency; a word no section
+    holds weighs as much as one held by a single section). Such a query asks
+    about something the corpus does not cover, and its hits, matched on the
+    everyday words left, look like any others. A hit that matched every
+    content word, or a query with a prefix (``PIP_*``), is never weak.
+    """
+    if best.match != "any" or any(part.expand for part in query.content):
+        return ()
+    content = query.content
+    counts = store.term_counts(list(dict.fromkeys(term for part in content for term in (*part.exact, *part.pieces))))
+    held = {part.term: _sections_holding(part, counts) for part in content}
+    missing = tuple(part.term for part in content if not held[part.term])
+    if not missing:
+        return ()
+    row = best.section
+    text = store.section_texts([row.rowid]).get(row.rowid, "")
+    shown = set(index_terms(f"{best.title}\n{row.path}\n{' '.join(row.heading_path)}\n{text}"))
+    total = store.section_total() or 1
+    weight = {part.term: math.log(1 + total / max(held[part.term], 1)) for part in content}
+    covered = sum(weight[part.term] for part in content if shown.intersection(part.exact or (part.term,)))
+    return missing if covered * 2 < sum(weight.values()) else ()
+
+
+def _sections_holding(part: QueryPart, counts: dict[str, int]) -> int:
+    held = max((counts[term] for term in part.exact), default=0)
+    if not held and part.pieces and all(counts[piece] for piece in part.pieces):
+        held = min(counts[piece] for piece in part.pieces)
+    return held
+
+
+def _weak_hint(syntax: Syntax, missing: Sequence[str]) -> str:
+    words = ", ".join(repr(word) for word in missing[:5])
+    return (
+        f"no strong match: no section uses {words}, so these hits match only the query's other words;"
+        f" try other words for the same thing, or {syntax.grep} for an exact phrase"
+    )
 
 
 def _common_hint(syntax: Syntax) -> str:

@@ -69,17 +69,24 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits best first; ``mode`` says how they were ranked (``lexical`` or ``hybrid``)."""
+    """Hits best first; ``mode`` says how they were ranked (``lexical`` or ``hybrid``).
+
+    ``weak`` flags hits that are no strong match for the query (the rule is
+    :func:`contextpull.ops.operations.weak_match`); the hint then says what to try.
+    """
 
     query: str
     hits: tuple[SearchHit, ...]
     hint: str | None = None
     mode: str = "lexical"
+    weak: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
         if self.mode != "lexical":
             out["mode"] = self.mode
+        if self.weak:
+            out["weak"] = True
         if self.hint:
             out["hint"] = self.hint
         return out

@@ -3,6 +3,8 @@
 Body paragraphs and tables are read in document order. A paragraph is a
 heading when its style is ``Title`` (level 1) or ``Heading N`` (level N), or
 when it or its style carries an outline level (``w:outlineLvl``, 0-based);
+in a document with a ``Title``, every other heading is one level deeper, so
+the title heads the document rather than standing beside its first chapter;
 numbered and bulleted paragraphs become list items at their indent level;
 tables become pipe tables with their first row as the header; footnotes
 are kept where they are cited (``[^3]``) and listed under a closing
@@ -26,6 +28,8 @@ CORRUPT = "not a readable Word file (damaged, or not .docx)"
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING_STYLE = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
+#: the level :func:`_paragraph_kind` gives a ``Title`` paragraph: 1 in the rendering, the others one deeper
+_TITLE = -1
 #: subtrees whose text is not part of the body's reading order
 _LEFT_OUT = {
     f"{_W}del",
@@ -45,9 +49,13 @@ def render(data: bytes) -> Rendering:
     writer = Writer()
     styles = {style.style_id: style for style in document.styles}
     items: list[tuple[int, str]] = []
-    for element in document.element.body.iterchildren():
+    body = list(document.element.body.iterchildren())
+    kinds = {id(element): _paragraph_kind(element, styles) for element in body if element.tag == f"{_W}p"}
+    titled = any(level == _TITLE for level, _ in kinds.values())
+    for element in body:
         if element.tag == f"{_W}p":
-            level, depth = _paragraph_kind(element, styles)
+            level, depth = kinds[id(element)]
+            level = 1 if level == _TITLE else min(level + titled, 6) if level else 0
             text = _text(element)
             if depth is not None and level == 0:
                 items.append((depth, text))
@@ -68,13 +76,13 @@ def render(data: bytes) -> Rendering:
         writer.items(items)
     notes = _footnotes(document)
     if notes:
-        writer.heading(1, "Footnotes")
+        writer.heading(1 + titled, "Footnotes")
         writer.paragraph("\n".join(f"[^{number}]: {text}" for number, text in notes))
     return writer.rendering()
 
 
 def _paragraph_kind(p: Any, styles: dict[str, Any]) -> tuple[int, int | None]:
-    """(heading level or 0, list depth or None) of paragraph element ``p``."""
+    """(heading level, :data:`_TITLE` or 0; list depth or None) of paragraph element ``p``."""
     ppr = p.find(f"{_W}pPr")
     style = None
     if ppr is not None:
@@ -82,7 +90,9 @@ def _paragraph_kind(p: Any, styles: dict[str, Any]) -> tuple[int, int | None]:
         if style_el is not None:
             style = styles.get(style_el.get(f"{_W}val"))
     name = style.name if style is not None and style.name else ""
-    level = 1 if name.lower() == "title" else 0
+    if name.lower() == "title":
+        return _TITLE, None
+    level = 0
     match = _HEADING_STYLE.fullmatch(name.strip())
     if match:
         level = int(match.group(1))

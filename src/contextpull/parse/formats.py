@@ -135,12 +135,11 @@ def parse_rendering(path: str, rendering: Rendering, settings: SectionSettings, 
         settings = replace(settings, min_chars=0)
     from .sections import parse_document  # the Markdown stack, only where a file is parsed (see parse_bytes)
 
-    doc = parse_document(path, rendering.text, settings, format="markdown")
+    doc = parse_document(path, rendering.text, settings, format="markdown", title=rendering.title)
     sections = tuple(replace(s, pages=pages_of(rendering, s.start, s.end)) for s in doc.sections)
     return replace(
         doc,
         format=format,
-        title=rendering.title or doc.title,
         metadata={**doc.metadata, **rendering.metadata},
         sections=sections,
     )

@@ -3,7 +3,7 @@
 markdown-it-py (CommonMark, GFM tables, YAML front matter) finds the blocks;
 its token ``map`` line ranges give exact offsets into the source. Inline
 parsing is switched off: sectioning needs blocks only, and skipping it more
-than doubles throughput. Heading text is cleaned by :func:`mdinline.plain_text` (shared with the harness).
+than doubles throughput. Heading text is cleaned by :func:`contextpull_mdinline.plain_text` (shared with the harness).
 
 Documentation sites add block containers CommonMark does not know, and
 getting them wrong would cut sections in the middle of a note or a tab:
@@ -42,8 +42,9 @@ from markdown_it.rules_core.state_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
+from ..section_terms import MAX_FRONT_MATTER_CHARS
 from .blocks import Block, BlockKind, Outline, Span, line_offsets, tile
 from .markdown_scan import MAX_FILLED_CELLS, ScannedBlock, cell_count, gfm_table, scan
 
@@ -89,8 +90,6 @@ _DOCUSAURUS_CLOSE = re.compile(r" {0,3}(:{3,})[ \t]*$")
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _MDX_STATEMENT = re.compile(r"(?:import|export)\s")
 _SIMPLE_TYPES = (str, int, float, bool, type(None))
-#: front matter longer than this is not parsed (it still belongs to the text)
-MAX_FRONT_MATTER_CHARS = 64 * 1024
 #: metadata larger than this as JSON is not stored (it is repeated in every search row)
 MAX_METADATA_CHARS = 16 * 1024
 #: a front matter title is a name the index shows, never a paragraph

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from .blocks import Block, Outline, Span, line_offsets, tile
 
@@ -42,6 +43,36 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclud
 # Border lines are recognised by character sets, not regexes: a repeated group over one 29 MB line
 # costs sre a saved state per repetition (a gigabyte), and these lines are exactly what a hostile
 # file makes long.
+#: inline markup, innermost first: a role's text (``:ref:`Install <install>```), a hyperlink's text,
+#: a literal, strong and emphasised text, a substitution
+_INLINE = (
+    (re.compile(r":[\w.+-]+:`~?([^`]*)`"), r"\1"),
+    (re.compile(r"`([^`<]*?)\s*<[^`>]*>`_{0,2}"), r"\1"),
+    (re.compile(r"``([^`]+)``"), r"\1"),
+    (re.compile(r"`([^`]+)`_{1,2}"), r"\1"),
+    (re.compile(r"`([^`]+)`"), r"\1"),
+    (re.compile(r"\*\*([^*]+)\*\*"), r"\1"),
+    (re.compile(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])"), r"\1"),
+    (re.compile(r"\|([^|\s][^|]*)\|_{0,2}"), r"\1"),
+)
+_ROLE_TARGET = re.compile(r"\s*<[^<>]*>$")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with reStructuredText inline markup taken off, as a reader sees it rendered.
+
+    A role's text loses its explicit target (``:doc:`Install <install>``` is
+    "Install"); anything that is not markup is left as written.
+    """
+    for pattern, replacement in _INLINE:
+        text = pattern.sub(partial(_unmarked, replacement), text)
+    return text
+
+
+def _unmarked(replacement: str, match: re.Match[str]) -> str:
+    return _ROLE_TARGET.sub("", match.expand(replacement))
+
+
 def _grid_border(line: str, fill: str = "-=") -> bool:
     """``+---+===+`` (any mix of ``fill``), optionally followed by spaces or tabs."""
     body = line.rstrip(" \t")
@@ -170,7 +201,7 @@ class _Parser:
 
     def _heading(self, first: int, stop: int, title: str, style: tuple[str, bool]) -> None:
         start, end = self._span(first, stop)
-        self.blocks.append(Block(start, end, "heading", self._level(style), title))
+        self.blocks.append(Block(start, end, "heading", self._level(style), plain_text(title)))
 
     def _paragraph(self, i: int) -> int:
         stop = i

@@ -7,7 +7,8 @@ Guarantees, for every input:
 * ordinals run 0, 1, 2, ... and the same text and settings always give the
   same sections (ids are ``path#ordinal``);
 * a section starts at each heading of depth ``<= max_depth`` outside code and
-  containers; deeper headings stay inside their section;
+  containers; deeper headings stay inside their section, and name the parts
+  of a divided section they start or continue;
 * no section exceeds ``max_chars`` unless it is one indivisible piece: a fenced
   code block, a line of indented code, a table's header with its first row,
   or a table row;
@@ -26,7 +27,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 from ..names import printable
 from ..records import ParsedDocument, Section, SectionKind
@@ -50,19 +51,25 @@ SUMMARY_CHARS = 200
 _SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*[ \t]+|\n+")
 _WORD_BREAK = re.compile(r"\s+")
 _INDEX_STEMS = frozenset({"index", "readme", "_index"})
+#: a footnote reference (``[^3]``), which a summary line shows no note for
+_FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]{1,40}\]")
 
 #: how a range may be divided: a block, "text" (sentences), "words", "hard", or None (never)
 _How = Block | str | None
 _Unit = tuple[int, int, _How]
 
 
-def parse_document(path: str, text: str, settings: SectionSettings, *, format: str) -> ParsedDocument:
+def parse_document(
+    path: str, text: str, settings: SectionSettings, *, format: str, title: str | None = None
+) -> ParsedDocument:
     """Parse and section ``text`` (decoded, newline-normalised), the contents of ``path``.
 
-    ``format`` is one of :data:`SOURCE_SYNTAXES`.
+    ``format`` is one of :data:`SOURCE_SYNTAXES`; ``title``, when the file
+    names its own (a document property), is used instead of one found in
+    the text, by the summary as well.
     """
     outline = SOURCE_SYNTAXES[format](text)
-    title = printable(_title(path, outline))
+    title = printable(title or _title(path, outline))
     sections = _Sectioner(path, text, outline, settings, title).sections()
     return ParsedDocument(
         path=path,
@@ -132,8 +139,25 @@ class _Sectioner:
                 continue
             units: list[_Unit] = [(block.start, block.end, block) for block in blocks]
             for start, end in self._pack(units):
-                pieces.append(_Piece(start, end, piece.path, piece.named))
+                pieces.append(_Piece(start, end, piece.path + self._deeper(blocks, start), piece.named))
         return self._finish(self._merge(pieces))
+
+    def _deeper(self, blocks: list[Block], position: int) -> tuple[str, ...]:
+        """The headings below ``max_depth`` a part starting at ``position`` sits under or opens with.
+
+        They do not start sections, but a long section divided into parts
+        would otherwise label every part with the same path; each part is
+        named by the deeper heading it starts at or continues.
+        """
+        stack: list[tuple[int, str]] = []
+        for block in blocks:
+            if block.start > position and block.kind != "heading":
+                break  # past the headings the part starts with
+            if block.kind == "heading" and block.level > self.max_depth and block.heading:
+                while stack and stack[-1][0] >= block.level:
+                    stack.pop()
+                stack.append((block.level, printable(block.heading)))
+        return tuple(heading for _, heading in stack)
 
     # --- cut at headings ----------------------------------------------------
     def _by_heading(self) -> list[tuple[_Piece, list[Block]]]:
@@ -141,7 +165,9 @@ class _Sectioner:
         has_h1 = any(block.kind == "heading" and block.level == 1 for block in blocks)
         title = printable(self.outline.title or "")
         root = (title,) if title and not has_h1 else ()
-        preamble = (title,) if title else ()
+        # a document with no heading at all (a CSV file, plain notes) is headed by its title throughout
+        untitled = not any(block.kind == "heading" for block in blocks)
+        preamble = (title,) if title else (self.title,) if untitled else ()
         out: list[tuple[_Piece, list[Block]]] = []
         stack: list[tuple[int, str]] = []
         current: list[Block] = []
@@ -161,26 +187,37 @@ class _Sectioner:
         return out
 
     # --- divide oversize sections -------------------------------------------
-    def _pack(self, units: list[_Unit]) -> list[Span]:
-        """Greedy: fill each part with whole units; divide a unit only when it alone is too big."""
+    def _pack(self, units: list[_Unit], current: Span | None = None) -> list[Span]:
+        """Greedy: fill each part with whole units; divide a unit only when it alone is too big.
+
+        An oversize unit starts a new part (a long table's first part begins
+        with its header row), except after a bare heading: that continues
+        into the unit's first part rather than standing alone as a section
+        of one line. A heading that the unit after it would not fit beside
+        starts a new part instead of ending the current one.
+        """
         out: list[Span] = []
-        current: Span | None = None
-        for start, end, how in units:
+        bare = current is not None
+        for index, (start, end, how) in enumerate(units):
             if end - start > self.max_chars and how is not None:
                 finer = self._divide(start, end, how)
                 if finer:
-                    if current is not None:
+                    if current is not None and not bare:
                         out.append(current)
-                    parts = self._pack(finer)
+                        current = None
+                    parts = self._pack(finer, current)
                     out.extend(parts[:-1])
-                    current = parts[-1]
+                    current, bare = parts[-1], False
                     continue
-            if current is not None and end - current[0] <= self.max_chars:
-                current = (current[0], end)
+            heading = isinstance(how, Block) and how.kind == "heading"
+            # a heading joins the part only with the start of what it heads: never left at a part's end
+            reach = units[index + 1][1] if heading and index + 1 < len(units) else end
+            if current is not None and reach - current[0] <= self.max_chars:
+                current, bare = (current[0], end), bare and heading
             else:
                 if current is not None:
                     out.append(current)
-                current = (start, end)
+                current, bare = (start, end), heading
         if current is not None:
             out.append(current)
         return out
@@ -353,7 +390,9 @@ def _title(path: str, outline: Outline) -> str:
 
 def _summary(title: str, lead: str, format: str) -> str:
     """The title, then the first informative sentence of the first prose paragraph, within SUMMARY_CHARS."""
-    plain = plain_text(lead) if format == "markdown" else " ".join(lead.split())
+    plain = _FOOTNOTE_MARK.sub("", plain_text(lead)) if format == "markdown" else " ".join(lead.split())
+    if format == "rst":
+        plain = rst.plain_text(plain)
     sentence = first_informative_sentence(title, plain)
     summary = f"{title}: {sentence}" if sentence else title
     if len(summary) <= SUMMARY_CHARS:

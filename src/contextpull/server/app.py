@@ -44,6 +44,7 @@ from ..store.connection import file_identity
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from ..tools.instructions import server_instructions
 from ..tools.schemas import TOOLS, call_json
+from .health import HealthCheck
 from .http_guard import BearerTokenGuard
 from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol, quiet_disconnects
 
@@ -262,6 +263,7 @@ def http_app(
     allowed_hosts: Iterable[str] = (),
     stateless: bool = False,
     limits: HttpLimits = DEFAULT_LIMITS,
+    health: Path | None = None,
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app at ``/mcp`` with the shared-deployment guards.
 
@@ -273,7 +275,8 @@ def http_app(
     rather than SSE streams: no tool streams progress. Sessions expire and
     are evicted as :class:`~contextpull.server.http_limits.HttpLimits` says;
     eviction sits behind the token check, so only a client with the token can
-    displace a session.
+    displace a session. With ``health`` (the store's path), ``GET /healthz``
+    answers a load balancer in front of all of that (:mod:`.health`).
     """
     local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
     extra = [form for name in allowed_hosts for form in (url_host(name), f"{url_host(name)}:{port}")]
@@ -296,7 +299,9 @@ def http_app(
     quiet_disconnects()
     if not stateless:
         app = SessionEvictor(app, server.session_manager, limits.max_sessions)
-    return BearerTokenGuard(app, token) if token else app
+    if token:
+        app = BearerTokenGuard(app, token)
+    return HealthCheck(app, health) if health is not None else app
 
 
 def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits = DEFAULT_LIMITS) -> None:

@@ -75,8 +75,8 @@ def guarded_protocol(limits: HttpLimits) -> type[H11Protocol]:
 
     class GuardedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
-        #: when this connection last started waiting on its client (connected, finished a response,
-        #: or received request headers): the oldest waiting connection makes room at the cap
+        #: when this connection connected or last received request headers: of the connections
+        #: waiting on their clients, the one with the oldest mark makes room at the cap
         _since: float = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -168,11 +168,11 @@ class SessionEvictor:
     async def _make_room(self) -> None:
         sessions: dict[str, Any] = self.manager._server_instances
         while len(sessions) >= self.max_sessions:
-            evictable = [
+            ranked = [
                 (_busy_rank(transport), _last_used(transport), order, session_id)
                 for order, (session_id, transport) in enumerate(sessions.items())
-                if _busy_rank(transport) < 2
             ]
+            evictable = [entry for entry in ranked if entry[0] < 2]
             if not evictable:
                 return  # every session is serving a request: the SDK answers 503
             *_, oldest = min(evictable)

@@ -26,7 +26,7 @@ from typing import Self
 
 from ..errors import FormatVersionError, StoreLocked, StoreUnwritable
 from ..records import ParsedDocument, Section
-from ..section_terms import SearchFields, search_fields
+from ..section_terms import SearchFields, has_front_matter, search_fields
 from .connection import (
     DocumentEntry,
     check_store,
@@ -299,12 +299,19 @@ class StoreWriter:
             return
         (doc_id,) = row
         fts_rows, tri_rows = [], []
-        for sid, heading_json, title, text, table_header in conn.execute(
-            "SELECT s.id, s.heading_path, d.title, s.text, s.table_header FROM sections s"
+        for sid, heading_json, title, text, table_header, ordinal, format in conn.execute(
+            "SELECT s.id, s.heading_path, d.title, s.text, s.table_header, s.ordinal, d.format FROM sections s"
             " JOIN documents d ON d.doc_id = s.doc_id WHERE s.doc_id = ?",
             (doc_id,),
         ):
-            fields = search_fields(json.loads(heading_json), title, path, text, table_header)
+            fields = search_fields(
+                json.loads(heading_json),
+                title,
+                path,
+                text,
+                table_header,
+                front_matter=has_front_matter(format, ordinal),
+            )
             fts_rows.append((sid, *fields[:4]))
             tri_rows.append((sid, fields.folded))
         conn.executemany(
@@ -346,7 +353,17 @@ class StoreWriter:
         are computed here.
         """
         if fts is None:
-            fts = [search_fields(s.heading_path, doc.title, doc.path, s.text, s.table_header) for s in doc.sections]
+            fts = [
+                search_fields(
+                    s.heading_path,
+                    doc.title,
+                    doc.path,
+                    s.text,
+                    s.table_header,
+                    front_matter=has_front_matter(doc.format, s.ordinal),
+                )
+                for s in doc.sections
+            ]
         self.remove(doc.path)
         doc_id = self._next_doc_id
         self._next_doc_id += 1

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pullvec
+import contextpull_vec
 
 from ..adapters import load_adapter
 from ..chunks import read_chunks
@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as err:
         print(f"pushpull: error: {err}", file=sys.stderr)
         return err.exit_code
-    except (ModelError, pullvec.EmbedderError) as err:
+    except (ModelError, contextpull_vec.EmbedderError) as err:
         print(f"pushpull: error: {err}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as err:

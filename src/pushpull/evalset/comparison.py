@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 from ..chunks import Chunk
 from ..questions import Question

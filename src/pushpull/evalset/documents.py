@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 from ..chunks import Chunk
 

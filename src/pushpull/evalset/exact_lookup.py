@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 from ..chunks import Chunk
 from ..questions import Question

@@ -9,7 +9,7 @@ read without the header). A chunker that repeats the header at the top of a
 continuation (as ContextPull's export may) makes the part self-contained, and
 then the row's chunk alone is gold. Both layouts are handled.
 
-Cells lose only real markup (see :mod:`mdinline`), so a key such as
+Cells lose only real markup (see :mod:`contextpull_mdinline`), so a key such as
 ``LEDGERLINE_LOG_LEVEL`` is asked exactly as a user would type it, and a cell
 with no letters or digits ("", "-", "—") is never an answer.
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from mdinline import plain_text
+from contextpull_mdinline import plain_text
 
 from ..chunks import Chunk
 from ..questions import Question

@@ -9,7 +9,7 @@ back with a ``skip_reason`` instead of failing the whole report.
 
 from __future__ import annotations
 
-from pullvec import Embedder, get_embedder, reciprocal_rank_fusion
+from contextpull_vec import Embedder, get_embedder, reciprocal_rank_fusion
 
 from .bm25 import BM25Retriever
 from .configs import CONFIG_KEYS, PushConfig, build_push_configs, push_row_name, reranker_label

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pullvec
-from pullvec import get_embedder
+import contextpull_vec
+from contextpull_vec import get_embedder
 
 from ..errors import UsageError
 from ..models import get_provider
@@ -176,9 +176,9 @@ class _Builder:
     def _build_dense(self) -> Retriever:
         try:
             return DenseRetriever(self.chunks, embedder=get_embedder(self.embedder_spec), cache_dir=self.cache_dir)
-        except pullvec.UnknownSpec as exc:
+        except contextpull_vec.UnknownSpec as exc:
             raise UsageError(exc.message, exc.suggestion) from exc
-        except pullvec.EmbedderError as exc:
+        except contextpull_vec.EmbedderError as exc:
             raise _Skip(f"dense embedder unavailable: {exc}") from exc
 
     def _build_hybrid(self) -> Retriever:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pullvec import Embedder
+from contextpull_vec import Embedder
 
 from ..progress import progress_bars
 from .base import ChunkLike, top_k

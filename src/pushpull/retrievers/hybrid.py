@@ -1,11 +1,11 @@
-"""Several retrievers fused by reciprocal rank fusion (:mod:`pullvec`'s, shared with hybrid search)."""
+"""Several retrievers fused by reciprocal rank fusion (:mod:`contextpull_vec`'s, shared with hybrid search)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from pullvec import reciprocal_rank_fusion
+from contextpull_vec import reciprocal_rank_fusion
 
 from ..protocol import Retriever
 from .base import family_name

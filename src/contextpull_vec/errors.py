@@ -1,6 +1,6 @@
 """The embedders' errors: a message and what to do next.
 
-``pullvec`` is shared by ``contextpull`` and ``pushpull`` and imports
+``contextpull_vec`` is shared by ``contextpull`` and ``pushpull`` and imports
 neither, so it carries its own small family with the same shape as theirs;
 each caller turns it into its own family at its boundary.
 """

