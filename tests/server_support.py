@@ -36,25 +36,38 @@ class ServerProcess:
     url: str
     proc: subprocess.Popen[str]
     stderr: list[str] = field(default_factory=list)
+    #: the lines it printed up to and including the one with its URL
+    announced: list[str] = field(default_factory=list)
 
 
 @contextmanager
 def http_server(target: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[ServerProcess]:
-    """``contextpull serve TARGET --transport http --port 0 ...`` until the block ends.
+    """``contextpull serve TARGET --transport http --port 0 ...`` until the block ends."""
+    argv = ["serve", str(target), "--transport", "http", "--port", "0", *extra]
+    with listening(argv, LISTENING, env=env) as server:
+        yield server
+
+
+@contextmanager
+def listening(
+    argv: list[str], announces: re.Pattern[str], *, env: dict[str, str] | None = None
+) -> Iterator[ServerProcess]:
+    """``contextpull ARGV...`` until the block ends; its URL is the first match of ``announces``.
 
     The server announces its URL on stderr once the socket is bound; later
     stderr lines are collected in ``ServerProcess.stderr`` (so the pipe never
     fills). The process is terminated (SIGTERM, then SIGKILL) on exit.
     """
     proc = subprocess.Popen(
-        [*command(), "serve", str(target), "--transport", "http", "--port", "0", *extra],
+        [*command(), *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
     )
     try:
-        server = ServerProcess(_wait_for_url(proc), proc)
+        url, seen = _wait_for_url(proc, announces)
+        server = ServerProcess(url, proc, announced=seen)
         assert proc.stderr is not None
         threading.Thread(target=_collect, args=(proc.stderr, server.stderr), daemon=True).start()
         yield server
@@ -71,7 +84,9 @@ def _collect(stream: IO[str], lines: list[str]) -> None:
     lines.extend(stream)
 
 
-def _wait_for_url(proc: subprocess.Popen[str], timeout: float = 60.0) -> str:
+def _wait_for_url(
+    proc: subprocess.Popen[str], announces: re.Pattern[str], timeout: float = 60.0
+) -> tuple[str, list[str]]:
     assert proc.stderr is not None
     deadline = time.monotonic() + timeout
     seen: list[str] = []
@@ -80,6 +95,6 @@ def _wait_for_url(proc: subprocess.Popen[str], timeout: float = 60.0) -> str:
         if not line:
             break
         seen.append(line)
-        if match := LISTENING.search(line):
-            return match.group(1)
+        if match := announces.search(line):
+            return match.group(1), seen
     raise AssertionError(f"server did not start (exit {proc.poll()}):\n{''.join(seen)}")

@@ -1,14 +1,14 @@
 """The dependency rules of docs/architecture.md, checked on the source itself.
 
 The layers are the folders: ``contextpull/<folder>/`` is a layer, the modules
-directly in ``contextpull/`` are the shared core. ``server``, ``cli`` and
-``eval`` are surfaces; every other folder is core. ``contextpull_mdinline`` is a leaf both
+directly in ``contextpull/`` are the shared core. ``server``, ``cli``,
+``eval`` and ``ui`` are surfaces; every other folder is core. ``contextpull_mdinline`` is a leaf both
 packages share. Rules:
 
 - the core never imports a surface or the harness;
 - ``parse`` imports only the shared core (and itself);
 - ``ops`` never imports ``ingestion`` or ``parse``;
-- ``eval`` and ``server`` never import ``cli``;
+- ``eval``, ``server`` and ``ui`` never import ``cli``;
 - ``cli`` imports ``pushpull`` and ``eval`` only inside the function that needs them;
 - ``pushpull`` never imports ``contextpull``; ``contextpull_mdinline`` and ``contextpull_vec`` import neither;
 - only ``store`` imports ``sqlite3`` or writes FTS syntax.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "contextpull"
-SURFACES = {"server", "cli", "eval", "__main__"}
+SURFACES = {"server", "cli", "eval", "ui", "__main__"}
 #: FTS5 syntax a string literal outside the store must not carry (a heuristic: docstrings aside)
 FTS_SYNTAX = re.compile(r"\bMATCH\b|\bbm25\(|\bNEAR\(|\{heading\}\s*:|^\s*(AND|OR|NOT)\s*$|^\s+\+\s+$")
 
@@ -121,8 +121,8 @@ def test_ops_never_imports_ingestion_or_parse() -> None:
     assert not _offenders({"ops"}, lambda _, name: _contextpull_layer(name) in {"ingestion", "parse"})
 
 
-def test_eval_and_server_never_import_the_cli() -> None:
-    assert not _offenders({"eval", "server"}, lambda _, name: _contextpull_layer(name) == "cli")
+def test_eval_server_and_ui_never_import_the_cli() -> None:
+    assert not _offenders({"eval", "server", "ui"}, lambda _, name: _contextpull_layer(name) == "cli")
 
 
 def test_cli_loads_the_harness_and_eval_only_inside_a_command() -> None:

@@ -22,7 +22,7 @@ from .common import print_error
 from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
-COMMAND_MODULES = ("ingest", "ops", "serve", "bench", "scenarios", "results", "stores")
+COMMAND_MODULES = ("ingest", "ops", "serve", "ui", "bench", "scenarios", "results", "stores")
 #: the module that registers each subcommand, so a command imports only its own module
 #: (``contextpull index`` need not load the server, asyncio or the ingest options; issue 14)
 COMMAND_HOMES = {
@@ -32,6 +32,7 @@ COMMAND_HOMES = {
     ),
     "serve": "serve",
     "mcp-config": "serve",
+    "ui": "ui",
     "bench": "bench",
     "scenarios": "scenarios",
     "results": "results",

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--stateless",
         action="store_true",
         help="HTTP only: no MCP sessions; every request stands alone",
+    )
+    serve.add_argument(
+        "--ui",
+        action="store_true",
+        help="HTTP only: also serve the web page at /ui (same token and host checks; see `contextpull ui`)",
     )
     serve.add_argument(
         "--log",
@@ -126,10 +132,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _add_transport_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
-    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP only: address to bind (default: {DEFAULT_HOST})")
-    parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP only: port, 0 for any free one (default: {DEFAULT_PORT})"
-    )
+    add_address_options(parser, DEFAULT_PORT, "HTTP only: ")
+
+
+def add_address_options(parser: argparse.ArgumentParser, port: int, only: str = "") -> None:
+    """``--host`` and ``--port`` of a command that listens."""
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"{only}address to bind (default: {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=port, help=f"{only}port, 0 for any free one (default: {port})")
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, or one line saying why not."""
+    from ..server import app as server
+
+    try:
+        return server.bind(host, port)
+    except OSError as err:
+        raise ContextPullError(
+            f"cannot listen on {host}:{port} ({err.strerror or err})",
+            "pick another --port (0 takes any free one) or --host",
+        ) from None
 
 
 def _target(args: argparse.Namespace) -> Path:
@@ -144,13 +166,9 @@ def run_serve(args: argparse.Namespace) -> int:
         raise BadArgument(
             "--token applies to --transport http only", "stdio needs no token: the host starts the server"
         )
-    target = _target(args)
-    if args.path and not target.exists():
-        raise StoreMissing(
-            f"no such folder or store file: {target}",
-            "name a corpus folder (it is ingested first) or a store file that `contextpull ingest` wrote",
-        )
-    store_path = _store_for(target)
+    if args.transport == "stdio" and args.ui:
+        raise BadArgument("--ui applies to --transport http only", "add --transport http, or run `contextpull ui`")
+    store_path = store_to_serve(args)
     log = server.CallLog(sys.stderr) if args.log else None
     if args.max_result_chars < 1000:
         raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
@@ -170,13 +188,7 @@ def run_serve(args: argparse.Namespace) -> int:
         server.serve_stdio(mcp_server)
         return 0
     token = args.token or os.environ.get(TOKEN_ENV) or None
-    try:
-        sock = server.bind(args.host, args.port)
-    except OSError as err:
-        raise ContextPullError(
-            f"cannot listen on {args.host}:{args.port} ({err.strerror or err})",
-            "pick another --port (0 takes any free one) or --host",
-        ) from None
+    sock = listen(args.host, args.port)
     host, port = args.host, sock.getsockname()[1]
     app = server.http_app(
         mcp_server,
@@ -188,14 +200,14 @@ def run_serve(args: argparse.Namespace) -> int:
         limits=limits,
         health=store_path,
     )
+    if args.ui:
+        from ..ui import UI_PREFIX, mounted, ui_app
+
+        page = ui_app(store_path, host=host, port=port, token=token, allowed_hosts=args.allow_host, prefix=UI_PREFIX)
+        app = mounted(app, page)
+        print(f"contextpull: the web page is at {page_url(host, port, UI_PREFIX, token)}", file=sys.stderr, flush=True)
     auth = "bearer token required" if token else "no token"
-    if not token and not _is_loopback(host):
-        print(
-            f"contextpull: WARNING: listening on {host} without a token: anyone who can reach port {port} "
-            f"can read this store; set {TOKEN_ENV} or pass --token",
-            file=sys.stderr,
-            flush=True,
-        )
+    warn_if_open(host, port, token)
     print(
         f"contextpull: serving {store_path} at http://{server.url_host(host)}:{port}{server.ENDPOINT} ({auth})",
         file=sys.stderr,
@@ -203,6 +215,27 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     server.serve_http(app, sock, limits)
     return 0
+
+
+def warn_if_open(host: str, port: int, token: str | None) -> None:
+    """One warning line for a server listening beyond this machine without a token."""
+    if not token and not _is_loopback(host):
+        print(
+            f"contextpull: WARNING: listening on {host} without a token: anyone who can reach port {port} "
+            f"can read this store; set {TOKEN_ENV} or pass --token",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def page_url(host: str, port: int, path: str, token: str | None) -> str:
+    """The web page's address to open in a browser; with a token it carries it once (``?token=``)."""
+    from urllib.parse import quote
+
+    from ..server.app import url_host
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
+    return f"http://{url_host(shown)}:{port}{path}/" + (f"?token={quote(token, safe='')}" if token else "")
 
 
 def _is_loopback(host: str) -> bool:
@@ -215,6 +248,17 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def store_to_serve(args: argparse.Namespace) -> Path:
+    """The store a serving command names (PATH, ``--store`` or the folder's own), brought up to date."""
+    target = _target(args)
+    if args.path and not target.exists():
+        raise StoreMissing(
+            f"no such folder or store file: {target}",
+            "name a corpus folder (it is ingested first) or a store file that `contextpull ingest` wrote",
+        )
+    return _store_for(target)
 
 
 def _store_for(target: Path) -> Path:
