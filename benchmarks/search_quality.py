@@ -15,7 +15,14 @@ sets, all committed under ``benchmarks/evalsets/<corpus>/``:
   same questions; a corpus whose sections changed is refused by fingerprint
   (rebuild with ``--rebuild-evalsets``);
 * ``published``: the model-phrased sets of the published bench runs
-  (``benchmarks/results/<corpus>/evalsets``), read in place.
+  (``benchmarks/results/<corpus>/evalsets``), read in place;
+* ``handwritten``: questions written by hand by reading the uv and pydantic
+  docs (``benchmarks/evalsets/<corpus>/handwritten.jsonl``, all five shapes,
+  natural wording). Their gold is passages of text, not section ids, found
+  in the sections of the store being scored, so the set does not depend on
+  how the sections are cut (a passage found in several sections makes them
+  equivalent gold); the questions marked ``paraphrase`` (the wording shares
+  few words with the passage) are also scored on their own.
 
 Rows: the floor (``bm25``: bare terms), ``bm25s`` with the Snowball English
 stemmer and stopwords, ``tantivy`` (a real engine: English analyzer, title
@@ -46,6 +53,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +65,8 @@ from contextpull.eval.search_adapter import ContextPullSearch
 from pushpull.chunks import Chunk
 from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
 from pushpull.pipeline import push_rows
-from pushpull.questions import SHAPES
+from pushpull.evalset.build import fingerprint
+from pushpull.questions import SHAPES, Question
 from pushpull.retrievers import push_row_name
 from pushpull.scoring.metrics import reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
@@ -142,6 +151,37 @@ def computed_set(corpus: Corpus, chunks: Sequence[Chunk], rebuild: bool) -> Eval
     return evalset
 
 
+def handwritten_sets(corpus: Corpus, chunks: Sequence[Chunk]) -> list[tuple[str, EvalSet]]:
+    """The hand-written set of ``corpus`` with its gold passages found in ``chunks``, and its paraphrases alone."""
+    path = EVALSETS / corpus.name / "handwritten.jsonl"
+    if not path.exists():
+        return []
+    texts = [(chunk.id, " ".join(chunk.text.split())) for chunk in chunks]
+    questions, paraphrases = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        gold: list[str] = []
+        equivalent: dict[str, list[str]] = {}
+        for passage in row["gold_text"]:
+            wanted = " ".join(passage.split())
+            holders = [cid for cid, text in texts if wanted in text]
+            if not holders:
+                raise SystemExit(f"search_quality: {path.name} {row['id']}: no section holds {passage!r}; fix the passage")
+            gold.append(holders[0])
+            equivalent.setdefault(holders[0], []).extend(holders[1:])
+        question = Question(row["id"], row["q"], row["shape"], gold, equivalent_of=equivalent)
+        questions.append(question)
+        if row.get("paraphrase"):
+            paraphrases.append(question)
+    built = []
+    for label, chosen in (("handwritten", questions), ("handwritten, paraphrase", paraphrases)):
+        counts = dict(Counter(question.shape for question in chosen))
+        built.append((label, EvalSet(chosen, fingerprint(chunks), SHAPES, len(chosen), 0, "hand-written", counts=counts)))
+    return built
+
+
 def seed_vector_cache(corpus: Corpus, cache_dir: Path) -> None:
     """Copy the published run's committed vectors into the cache: the same texts are not embedded twice."""
     if corpus.published is None:
@@ -175,6 +215,7 @@ def score_corpus(corpus: Corpus, rows: Sequence[str], rebuild: bool, progress: b
     seed_vector_cache(corpus, cache_dir)
     sets = [("computed", computed_set(corpus, chunks, rebuild))]
     sets += [(f"published {path.stem}", load_evalset(path, chunks)) for path in corpus.published_sets()]
+    sets += handwritten_sets(corpus, chunks)
     push_keys = [key for key in rows if key not in ("search", "hybrid-search", DENSE_STATIC)]
     built = push_rows(chunks, push_keys, cache_dir) if push_keys else None
     if DENSE_STATIC in rows:
