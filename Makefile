@@ -21,10 +21,10 @@ install-test: $(BIN)/python
 	@# tests/js: the TypeScript MCP SDK (a second, independent client) and the pinned real Claude Code
 	@# (tests/test_claudecode_real.py); skipped without npm.
 	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
-	@# Debian's headless Chromium and its driver for tests/test_ui.py (skipped, with the reason, without them)
-	if ! command -v chromedriver >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
-	    || echo "[install-test] chromium could not be installed: the browser tests will be skipped"; fi
+	@# Debian's headless Chromium and its driver (tests/test_ui.py) and HAProxy (tests/test_replicas.py); skipped, with the reason, without them
+	if { ! command -v chromedriver || ! command -v haproxy; } >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver haproxy) >/dev/null 2>&1 \
+	    || echo "[install-test] chromium and haproxy could not be installed: their tests will be skipped"; fi
 
 # Ingest the bundled corpus; print the published push-and-pull table (pull rows re-scored from the
 # committed records of the local-model run: no model needed); then replay that run with this code.

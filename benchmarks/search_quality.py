@@ -64,8 +64,8 @@ from contextpull.eval.bench import export_chunks
 from contextpull.eval.search_adapter import ContextPullSearch
 from pushpull.chunks import Chunk
 from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
-from pushpull.pipeline import push_rows
 from pushpull.evalset.build import fingerprint
+from pushpull.pipeline import push_rows
 from pushpull.questions import SHAPES, Question
 from pushpull.retrievers import push_row_name
 from pushpull.scoring.metrics import reciprocal_rank_at_k
@@ -168,7 +168,9 @@ def handwritten_sets(corpus: Corpus, chunks: Sequence[Chunk]) -> list[tuple[str,
             wanted = " ".join(passage.split())
             holders = [cid for cid, text in texts if wanted in text]
             if not holders:
-                raise SystemExit(f"search_quality: {path.name} {row['id']}: no section holds {passage!r}; fix the passage")
+                raise SystemExit(
+                    f"search_quality: {path.name} {row['id']}: no section holds {passage!r}; fix the passage"
+                )
             gold.append(holders[0])
             equivalent.setdefault(holders[0], []).extend(holders[1:])
         question = Question(row["id"], row["q"], row["shape"], gold, equivalent_of=equivalent)
@@ -178,7 +180,9 @@ def handwritten_sets(corpus: Corpus, chunks: Sequence[Chunk]) -> list[tuple[str,
     built = []
     for label, chosen in (("handwritten", questions), ("handwritten, paraphrase", paraphrases)):
         counts = dict(Counter(question.shape for question in chosen))
-        built.append((label, EvalSet(chosen, fingerprint(chunks), SHAPES, len(chosen), 0, "hand-written", counts=counts)))
+        built.append(
+            (label, EvalSet(chosen, fingerprint(chunks), SHAPES, len(chosen), 0, "hand-written", counts=counts))
+        )
     return built
 
 

@@ -101,7 +101,9 @@ def test_the_guards_of_the_mcp_server_apply(page: ServerProcess) -> None:
 
 def test_a_search_opened_by_url_is_in_the_page_as_served(page: ServerProcess, store: Path) -> None:
     html = get(page, "?q=hotel+allowance").text
-    state = json.loads(re.search(r'<script id="state" type="application/json">(.*?)</script>', html, re.DOTALL).group(1))
+    state = json.loads(
+        re.search(r'<script id="state" type="application/json">(.*?)</script>', html, re.DOTALL).group(1)
+    )
     with Ops.open(store) as ops:
         assert state["opened"]["payload"] == call_json(ops, "search", {"query": "hotel allowance"})[0]
     hostile = get(page, "?q=%3C/script%3E%3Cscript%3Ealert(1)%3C/script%3E").text

@@ -13,11 +13,16 @@ from ..errors import ContextPullError
 from ..paths import STORE_ENV, store_path
 
 
-def add_store_option(parser: argparse.ArgumentParser) -> None:
+def add_store_option(parser: argparse.ArgumentParser, *, artifact: bool = False) -> None:
+    where = (
+        "store file, or a published store (a URL or the folder `contextpull publish` wrote)"
+        if artifact
+        else "store file"
+    )
     parser.add_argument(
         "--store",
-        metavar="PATH",
-        help=f"store file (default: ${STORE_ENV}, then the store of this folder: see `contextpull stores`)",
+        metavar="URL|PATH" if artifact else "PATH",
+        help=f"{where} (default: ${STORE_ENV}, then the store of this folder: see `contextpull stores`)",
     )
 
 

@@ -22,6 +22,8 @@ from .progress import progress_bar
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+#: how often a replica asks whether a newer store was published
+DEFAULT_POLL_S = 30.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     serve.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder")
-    add_store_option(serve)
+    add_store_option(serve, artifact=True)
+    add_poll_option(serve)
     _add_transport_options(serve)
     serve.add_argument(
         "--token",
@@ -251,7 +254,17 @@ def _is_loopback(host: str) -> bool:
 
 
 def store_to_serve(args: argparse.Namespace) -> Path:
-    """The store a serving command names (PATH, ``--store`` or the folder's own), brought up to date."""
+    """The store a serving command names (PATH, ``--store`` or the folder's own), brought up to date.
+
+    ``--store`` may name a published artifact (a URL, or the folder `contextpull
+    publish` wrote): it is fetched into a cache, verified, and followed; the
+    path returned is the cache's served file, which a newer publication
+    replaces in one rename.
+    """
+    from ..store.artifact import is_artifact
+
+    if not args.path and args.store and is_artifact(args.store):
+        return follow_artifact(args.store, getattr(args, "poll", DEFAULT_POLL_S))
     target = _target(args)
     if args.path and not target.exists():
         raise StoreMissing(
@@ -259,6 +272,53 @@ def store_to_serve(args: argparse.Namespace) -> Path:
             "name a corpus folder (it is ingested first) or a store file that `contextpull ingest` wrote",
         )
     return _store_for(target)
+
+
+def follow_artifact(source: str, poll_s: float) -> Path:
+    """Fetch the artifact at ``source`` now, then check it every ``poll_s`` seconds on a thread (0: never)."""
+    import hashlib
+    import threading
+
+    from ..paths import data_home
+    from ..store.artifact import ArtifactError, Follower
+
+    cache = data_home() / "artifacts" / hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    follower = Follower(source, cache)
+    follower.refresh()
+    _say_serving(follower)
+
+    def keep_following() -> None:
+        while True:
+            threading.Event().wait(poll_s)
+            try:
+                if follower.refresh():
+                    _say_serving(follower)
+            except ArtifactError as err:  # keep serving the version we have
+                print(f"contextpull: still serving the last good store: {err.message}", file=sys.stderr, flush=True)
+
+    if poll_s > 0:
+        threading.Thread(target=keep_following, name="artifact-follower", daemon=True).start()
+    return follower.served
+
+
+def _say_serving(follower: Any) -> None:
+    manifest = follower.current
+    print(
+        f"contextpull: serving {manifest.store} (corpus {manifest.corpus_fingerprint[:12]}, published"
+        f" {manifest.published_at}) from {follower.source}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def add_poll_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=DEFAULT_POLL_S,
+        metavar="S",
+        help=f"with --store URL|ARTIFACT: check for a newly published store every S seconds (default {DEFAULT_POLL_S:g}; 0: never)",
+    )
 
 
 def _store_for(target: Path) -> Path:

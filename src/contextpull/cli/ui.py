@@ -10,7 +10,7 @@ from ..errors import BadArgument
 from ..server.http_guard import TOKEN_ENV
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_store_option
-from .serve import add_address_options, listen, page_url, store_to_serve, warn_if_open
+from .serve import add_address_options, add_poll_option, listen, page_url, store_to_serve, warn_if_open
 
 DEFAULT_UI_PORT = 8766
 
@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     ui.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder")
-    add_store_option(ui)
+    add_store_option(ui, artifact=True)
+    add_poll_option(ui)
     add_address_options(ui, DEFAULT_UI_PORT)
     ui.add_argument("--token", help=f"require this token (the printed URL carries it; default: ${TOKEN_ENV})")
     ui.add_argument(
