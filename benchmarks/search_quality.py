@@ -3,6 +3,7 @@
     python benchmarks/search_quality.py                       # every corpus found, every row
     python benchmarks/search_quality.py --corpus sample-corpus --rows search,tantivy
     python benchmarks/search_quality.py --write               # also rewrite the committed results
+    python benchmarks/search_quality.py --corpus uv-docs --corpus pydantic-docs --write --write-as search-quality-dev
     python benchmarks/search_quality.py --rows search,tantivy --misses   # the questions search loses to the best push row
 
 Corpora: the bundled ``examples/corpus`` and the shared corpora under
@@ -426,6 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rebuild-evalsets", action="store_true", help="rebuild the committed computed sets")
     parser.add_argument("--cache", type=Path, default=CACHE, help=f"stores and vectors (default {CACHE})")
     parser.add_argument("--write", action="store_true", help="write benchmarks/results/search-quality.{txt,json}")
+    parser.add_argument(
+        "--write-as",
+        metavar="NAME",
+        default="search-quality",
+        help="with --write: the results' file name (default %(default)s)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--misses", action="store_true", help="also list the questions search loses to the best push row"
@@ -442,8 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         print("\nquestions search loses to the best push row:\n" + render_misses(scored), end="")
     if args.write:
-        (RESULTS / "search-quality.txt").write_text(text, encoding="utf-8")
-        (RESULTS / "search-quality.json").write_text(json.dumps(figures(scored), indent=2) + "\n", encoding="utf-8")
+        (RESULTS / f"{args.write_as}.txt").write_text(text, encoding="utf-8")
+        (RESULTS / f"{args.write_as}.json").write_text(json.dumps(figures(scored), indent=2) + "\n", encoding="utf-8")
     return 0
 
 
