@@ -333,7 +333,7 @@ def render(figures: dict[str, Any]) -> str:
     lines.append(
         f"new store published mid-run: {roll['calls']} calls, {roll['failed']} failed; answers by version"
         f" {roll['by_version']}, mixed {roll['mixed']}; the last old answer came"
-        f" {roll['last_old_answer_s_after_publish']} s after publishing"
+        f" {roll['last_old_answer_s_after_publish']} s after the new version's ingest and publish began"
     )
     return "\n".join(lines)
 
