@@ -9,7 +9,7 @@ import shlex
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadArgument, ContextPullError, StoreMissing
 from ..paths import remember
@@ -19,6 +19,9 @@ from ..server.launch import LAUNCHERS, http_entry, serve_argv, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
+
+if TYPE_CHECKING:
+    from ..store.artifact import Follower
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -278,6 +281,7 @@ def follow_artifact(source: str, poll_s: float) -> Path:
     """Fetch the artifact at ``source`` now, then check it every ``poll_s`` seconds on a thread (0: never)."""
     import hashlib
     import threading
+    import time
 
     from ..paths import data_home
     from ..store.artifact import ArtifactError, Follower
@@ -289,7 +293,7 @@ def follow_artifact(source: str, poll_s: float) -> Path:
 
     def keep_following() -> None:
         while True:
-            threading.Event().wait(poll_s)
+            time.sleep(poll_s)
             try:
                 if follower.refresh():
                     _say_serving(follower)
@@ -301,8 +305,9 @@ def follow_artifact(source: str, poll_s: float) -> Path:
     return follower.served
 
 
-def _say_serving(follower: Any) -> None:
+def _say_serving(follower: Follower) -> None:
     manifest = follower.current
+    assert manifest is not None  # called after a refresh that succeeded
     print(
         f"contextpull: serving {manifest.store} (corpus {manifest.corpus_fingerprint[:12]}, published"
         f" {manifest.published_at}) from {follower.source}",
