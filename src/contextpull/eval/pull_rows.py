@@ -27,7 +27,7 @@ from pushpull.scoring.runner import RunResult, RunRow
 
 from ..ops.operations import Ops
 from ..tools.schemas import call_json
-from . import scripted
+from . import claude_preflight, scripted
 from .apiloop import ApiLoopRetriever
 from .claudecode import ClaudeCodeRetriever
 from .context import BenchContext
@@ -93,6 +93,8 @@ def pull_rows(
     try:
         shared = pull_driver(spec, store_path, provider=provider, **options)
         strict = None if kind == CLAUDE_CODE else pull_driver(spec, store_path, "strict", provider=provider, **options)
+        if isinstance(shared, ClaudeCodeRetriever):  # logged in, API reachable, our server connected
+            claude_preflight.preflight(shared)
     except (NoModelConfigured, PullRunFailed) as err:  # no key, no model file; a claude that does not run
         return Rows(skipped={name: str(err) for name in names})
     if replay is not None:
