@@ -7,6 +7,7 @@ import gc
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Discover, section and store every document under DIR. Unchanged files "
         "are not re-read; an unchanged corpus writes nothing.",
     )
-    parser.add_argument("dir", metavar="DIR", type=Path, help="the corpus folder")
+    parser.add_argument(
+        "dir",
+        metavar="DIR|URL",
+        help="the corpus folder, or a git repository (https://….git, git@host:…, file://….git) to fetch and ingest",
+    )
+    parser.add_argument(
+        "--ref", metavar="REF", help="with a git URL: the branch, tag or commit to ingest (default: the default branch)"
+    )
+    parser.add_argument("--subdir", metavar="PATH", help="with a git URL: ingest only this folder of the repository")
     parser.add_argument(
         "--store",
         metavar="PATH",
@@ -125,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if args.index_budget < 0 or args.jobs < 0 or args.max_seconds < 0:
         parser.error("--index-budget, --jobs and --max-seconds must be 0 or more")
     store = args.store or env_store_path()
+    source = _fetch_source(args, parser)
+    corpus = source.corpus() if source else Path(args.dir)
     summarise = None
     if args.summarizer:
         from ..eval.summaries import ModelSummariser
@@ -136,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         progress_bar("embedding", min_total=EMBED_MIN if args.embed in (None, "static") else 1) as embed_progress,
     ):
         report = ingest(
-            args.dir,
+            corpus,
             store,
             settings,
             index_budget=args.index_budget,
@@ -149,15 +160,46 @@ def run(args: argparse.Namespace) -> int:
             summarise=summarise,
             max_seconds=args.max_seconds or None,
         )
-    remember(Path(report.store), args.dir)
-    emit(args, report.to_dict(), lambda _: render(report))
+    remember(Path(report.store), corpus)
+    data = report.to_dict()
+    if source:
+        data["source"] = asdict(source)
+    emit(args, data, lambda _: render(report, source))
     if report.documents_seen == 0:
         print(
-            f"contextpull: warning: no documents found under {args.dir} (hidden files, files in "
+            f"contextpull: warning: no documents found under {corpus} (hidden files, files in "
             ".contextpullignore and unsupported types are left out); the store is empty",
             file=sys.stderr,
         )
     return 0
+
+
+def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> FetchedSource | None:
+    """For a git URL, fetch it (saying so first on a terminal: a clone can take a while); what was fetched."""
+    from ..sources import GitSource, is_git_url
+
+    if not is_git_url(args.dir):
+        if args.ref or args.subdir:
+            parser.error("--ref and --subdir go with a git URL (https://….git, git@host:…, file://….git)")
+        return None
+    source = GitSource(args.dir, args.ref, args.subdir)
+    if sys.stderr.isatty():  # progress, like the bars: a terminal only, so a failure stays one line
+        print(f"contextpull: fetching {source.remote} ({args.ref or 'default branch'})", file=sys.stderr, flush=True)
+    return FetchedSource(source.remote, args.ref, args.subdir, source.fetch(), str(source.corpus()))
+
+
+@dataclass(frozen=True)
+class FetchedSource:
+    """What ``ingest URL`` fetched: the repository, ref, subdir, commit and the local folder ingested."""
+
+    url: str
+    ref: str | None
+    subdir: str | None
+    commit: str
+    folder: str
+
+    def corpus(self) -> Path:
+        return Path(self.folder)
 
 
 @contextmanager
@@ -191,7 +233,7 @@ def _unchanged_note(report: IngestReport) -> str:
     return "" if report.wrote else " (corpus unchanged, nothing written)"
 
 
-def render(report: IngestReport) -> str:
+def render(report: IngestReport, source: FetchedSource | None = None) -> str:
     lines = [
         f"{report.store}: {report.documents:,} documents, {report.sections:,} sections" + _unchanged_note(report),
         (
@@ -203,6 +245,8 @@ def render(report: IngestReport) -> str:
         ),
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
+    if source:
+        lines.append(f"  source: {source.url} at {source.commit[:12]} ({source.folder})")
     if report.embed_model:
         lines.append(
             f"  vectors: {report.vectors:,} ({report.embed_model}); embedded {report.vectors_embedded:,},"

@@ -1,0 +1,12 @@
+"""Corpora that live elsewhere: fetched into a local folder, then ingested like any folder.
+
+A source is a working copy the ingest reads (``contextpull ingest URL``); the
+store, the index and the tools never know where the files came from, so a
+fetched corpus behaves exactly as a local one. Fetching never touches the
+working copy until the new files are all here: a network failure leaves the
+last good copy, and its store, as they were.
+"""
+
+from .git import GitSource, SourceError, is_git_url
+
+__all__ = ["GitSource", "SourceError", "is_git_url"]
