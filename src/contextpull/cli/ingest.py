@@ -7,7 +7,6 @@ import gc
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from .progress import progress_bar
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
+    from ..sources import Fetched
 
 _EXAMPLES_PER_REASON = 3
 #: generation-0 collection threshold during an ingest (Python's default is 700)
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         parser.error("--index-budget, --jobs and --max-seconds must be 0 or more")
     store = args.store or env_store_path()
     source = _fetch_source(args, parser)
-    corpus = source.corpus() if source else Path(args.dir)
+    corpus = Path(source.folder if source else args.dir)
     summarise = None
     if args.summarizer:
         from ..eval.summaries import ModelSummariser
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     remember(Path(report.store), corpus)
     data = report.to_dict()
     if source:
-        data["source"] = asdict(source)
+        data["source"] = source.to_dict()
     emit(args, data, lambda _: render(report, source))
     if report.documents_seen == 0:
         print(
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> FetchedSource | None:
+def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Fetched | None:
     """For a git URL, fetch it (saying so first on a terminal: a clone can take a while); what was fetched."""
     from ..sources import GitSource, is_git_url
 
@@ -185,21 +185,7 @@ def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     source = GitSource(args.dir, args.ref, args.subdir)
     if sys.stderr.isatty():  # progress, like the bars: a terminal only, so a failure stays one line
         print(f"contextpull: fetching {source.remote} ({args.ref or 'default branch'})", file=sys.stderr, flush=True)
-    return FetchedSource(source.remote, args.ref, args.subdir, source.fetch(), str(source.corpus()))
-
-
-@dataclass(frozen=True)
-class FetchedSource:
-    """What ``ingest URL`` fetched: the repository, ref, subdir, commit and the local folder ingested."""
-
-    url: str
-    ref: str | None
-    subdir: str | None
-    commit: str
-    folder: str
-
-    def corpus(self) -> Path:
-        return Path(self.folder)
+    return source.fetch()
 
 
 @contextmanager
@@ -233,7 +219,7 @@ def _unchanged_note(report: IngestReport) -> str:
     return "" if report.wrote else " (corpus unchanged, nothing written)"
 
 
-def render(report: IngestReport, source: FetchedSource | None = None) -> str:
+def render(report: IngestReport, source: Fetched | None = None) -> str:
     lines = [
         f"{report.store}: {report.documents:,} documents, {report.sections:,} sections" + _unchanged_note(report),
         (

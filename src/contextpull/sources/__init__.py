@@ -7,6 +7,6 @@ working copy until the new files are all here: a network failure leaves the
 last good copy, and its store, as they were.
 """
 
-from .git import GitSource, SourceError, is_git_url
+from .git import Fetched, GitSource, SourceError, is_git_url
 
-__all__ = ["GitSource", "SourceError", "is_git_url"]
+__all__ = ["Fetched", "GitSource", "SourceError", "is_git_url"]

@@ -18,13 +18,13 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ContextPullError
 from ..paths import data_home
 
-#: a fetch that prints nothing for this long is stopped (a hung server, a password prompt)
+#: a git command still running after this long is stopped (a hung server, a prompt nothing answers)
 FETCH_TIMEOUT_S = 600.0
 #: the file in the checkout that records where it came from (hidden: discovery skips it)
 SOURCE_FILE = ".contextpull-source.json"
@@ -43,6 +43,20 @@ def is_git_url(text: str) -> bool:
     if _SCP_LIKE.match(text) or text.startswith(("git://", "ssh://", "git+")):
         return True
     return text.startswith(("https://", "http://", "file://")) and text.rstrip("/").endswith(".git")
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What a fetch brought: the repository, ref, subdir, commit and the local folder to ingest."""
+
+    url: str
+    ref: str | None
+    subdir: str | None
+    commit: str
+    folder: str
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -77,8 +91,8 @@ class GitSource:
         root = self.checkout()
         return root / self.subdir.strip("/") if self.subdir else root
 
-    def fetch(self) -> str:
-        """Bring the checkout to the ref's current commit; returns that commit.
+    def fetch(self) -> Fetched:
+        """Bring the checkout to the ref's current commit; what it now holds (also kept in the checkout).
 
         Raises :class:`SourceError` with git's own last line when git is
         missing, the remote cannot be read, the ref does not exist or the
@@ -96,9 +110,9 @@ class GitSource:
                 f"{self.remote} has no folder {self.subdir!r} at {self.ref or 'its default branch'}",
                 "check --subdir against the repository",
             )
-        record = {"url": self.remote, "ref": self.ref, "subdir": self.subdir, "commit": commit}
-        (root / SOURCE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        return commit
+        fetched = Fetched(self.remote, self.ref, self.subdir, commit, str(self.corpus()))
+        (root / SOURCE_FILE).write_text(json.dumps(fetched.to_dict(), indent=2) + "\n", encoding="utf-8")
+        return fetched
 
     def _first_fetch(self, root: Path) -> str:
         root.parent.mkdir(parents=True, exist_ok=True)
