@@ -139,19 +139,20 @@ class _Sectioner:
                 continue
             units: list[_Unit] = [(block.start, block.end, block) for block in blocks]
             for start, end in self._pack(units):
-                pieces.append(_Piece(start, end, piece.path + self._deeper(blocks, start), piece.named))
+                pieces.append(_Piece(start, end, piece.path + self._deeper(blocks, start, end), piece.named))
         return self._finish(self._merge(pieces))
 
-    def _deeper(self, blocks: list[Block], position: int) -> tuple[str, ...]:
-        """The headings below ``max_depth`` a part starting at ``position`` sits under or opens with.
+    def _deeper(self, blocks: list[Block], position: int, end: int) -> tuple[str, ...]:
+        """The headings below ``max_depth`` the part ``[position, end)`` sits under or opens with.
 
         They do not start sections, but a long section divided into parts
         would otherwise label every part with the same path; each part is
-        named by the deeper heading it starts at or continues.
+        named by the deeper heading it starts at or continues. A heading at
+        or past ``end`` opens the next part, not this one.
         """
         stack: list[tuple[int, str]] = []
         for block in blocks:
-            if block.start > position and block.kind != "heading":
+            if block.start >= end or (block.start > position and block.kind != "heading"):
                 break  # past the headings the part starts with
             if block.kind == "heading" and block.level > self.max_depth and block.heading:
                 while stack and stack[-1][0] >= block.level:
