@@ -11,8 +11,9 @@ vector ranking, the deeper lexical pool); ``fuse`` is the fusion rule
 alone on the two top-50 rankings; ``vector_rank`` is the cosine
 ranking alone (one matrix-vector product and a partial sort), which on a
 busy machine is the steadier figure of the two. Hybrid search skips the
-vector ranking when the confident word hits alone fill the limit (they
-cannot be moved, docs/adr/010-embeddings.md), so ``added`` is also reported
+vector ranking when the vectors cannot change the first hits (the confident
+word hits fill the limit and the nearest section's slot is out of it, or
+the query names a family: docs/adr/010-embeddings.md), so ``added`` is also reported
 apart for the questions where the vectors were ranked (``added_ranked``)
 and where they were skipped (``added_skipped``). Target at 100,000 sections:
 added p50 <= 20 ms (issue 9). The first hybrid call, which loads the
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import contextpull_vec
-from contextpull.ops.hybrid import DEPTH, StoreVectors, confident_count, fuse
+from contextpull.ops.hybrid import DEPTH, StoreVectors, fuse, vectors_can_change
 from contextpull.ops.operations import DEFAULT_SEARCH_LIMIT, Ops
 from contextpull.ops.ranking import RankedSection, rank
 from contextpull.terms import analyse_query, index_terms
@@ -82,8 +83,11 @@ def run(store_path: Path, rounds: int = 3, seed: int = 7, limit: int = DEFAULT_S
         skipped: list[float] = []
         rankings = {question: _lexical_pool(ops, question) for question in questions}
         skips = {
-            question: confident_count([hit.score for hit in ops.search(question, limit=DEPTH, mode="lexical").hits])
-            >= limit
+            question: not vectors_can_change(
+                [hit.score for hit in ops.search(question, limit=DEPTH, mode="lexical").hits],
+                limit,
+                analyse_query(question).names_family,
+            )
             for question in questions
         }
         for _ in range(rounds):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from contextpull.errors import BadArgument, EmbeddingFailed, MixedModels
 from contextpull.ingestion.run import ingest
-from contextpull.ops.hybrid import CONFIDENT_SHARE, DEPTH, confident_count, fuse
+from contextpull.ops.hybrid import CONFIDENT_SHARE, DEPTH, VECTOR_SLOT, confident_count, fuse, vectors_can_change
 from contextpull.ops.operations import Ops
 from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
@@ -334,9 +334,9 @@ def _rankings(draw: st.DrawFn) -> tuple[list[tuple[int, float]], list[int]]:
 
 
 @given(_rankings())
-def test_confident_word_hits_lead_in_their_order_whatever_the_vectors(rankings: tuple) -> None:
+def test_confident_word_hits_lead_in_their_order_for_a_family_query(rankings: tuple) -> None:
     lexical, vector = rankings
-    fused = [rowid for rowid, _ in fuse(lexical, vector)]
+    fused = [rowid for rowid, _ in fuse(lexical, vector, exact=True)]
     confident = confident_count([score for _, score in lexical])
     assert fused[:confident] == [rowid for rowid, _ in lexical[:confident]]
     if lexical:
@@ -346,23 +346,39 @@ def test_confident_word_hits_lead_in_their_order_whatever_the_vectors(rankings: 
 
 
 @given(_rankings())
-def test_fusion_keeps_word_order_lists_each_candidate_once_and_scores_fall(rankings: tuple) -> None:
+def test_the_nearest_section_takes_the_vector_slot_and_nothing_else_moves(rankings: tuple) -> None:
     lexical, vector = rankings
-    fused = fuse(lexical, vector)
+    fused = [rowid for rowid, _ in fuse(lexical, vector)]
+    exact = [rowid for rowid, _ in fuse(lexical, vector, exact=True)]
+    if not vector:
+        assert fused == exact
+        return
+    nearest = vector[0]
+    assert fused.index(nearest) == min(exact.index(nearest), VECTOR_SLOT - 1)
+    assert [r for r in fused if r != nearest] == [r for r in exact if r != nearest]
+
+
+@given(_rankings(), st.booleans())
+def test_fusion_keeps_word_order_lists_each_candidate_once_and_scores_fall(rankings: tuple, exact: bool) -> None:
+    lexical, vector = rankings
+    fused = fuse(lexical, vector, exact)
     ids = [rowid for rowid, _ in fused]
     assert sorted(ids) == sorted({rowid for rowid, _ in lexical} | set(vector))
-    words = {rowid for rowid, _ in lexical}
-    assert [rowid for rowid in ids if rowid in words] == [rowid for rowid, _ in lexical]
+    moved = {vector[0]} if vector and not exact else set()
+    words = {rowid for rowid, _ in lexical} - moved
+    assert [rowid for rowid in ids if rowid in words] == [rowid for rowid, _ in lexical if rowid in words]
     scores = [score for _, score in fused]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
-    assert fuse(lexical, vector) == fused  # deterministic
+    assert fuse(lexical, vector, exact) == fused  # deterministic
 
 
-@given(_rankings(), st.integers(1, DEPTH))
-def test_skipping_vectors_when_confident_hits_fill_the_limit_changes_nothing(rankings: tuple, limit: int) -> None:
+@given(_rankings(), st.integers(1, DEPTH), st.booleans())
+def test_skipping_vectors_when_they_cannot_change_the_hits_changes_nothing(
+    rankings: tuple, limit: int, exact: bool
+) -> None:
     lexical, vector = rankings
-    if confident_count([score for _, score in lexical]) >= limit:
-        assert fuse(lexical, [])[:limit] == fuse(lexical, vector)[:limit]
+    if not vectors_can_change([score for _, score in lexical], limit, exact):
+        assert fuse(lexical, [], exact)[:limit] == fuse(lexical, vector, exact)[:limit]
 
 
 def test_without_word_hits_the_vector_order_stands() -> None:
@@ -371,9 +387,43 @@ def test_without_word_hits_the_vector_order_stands() -> None:
 
 def test_a_weak_word_hit_can_be_passed_by_a_vector_hit_a_strong_one_cannot() -> None:
     lexical = [(1, 10.0), (2, 9.0), (3, 1.0), (4, 0.5)]  # 3 and 4 hold under a third of the best
-    fused = [rowid for rowid, _ in fuse(lexical, [8, 9])]
+    fused = [rowid for rowid, _ in fuse(lexical, [8, 9], exact=True)]
     assert fused == [1, 2, 3, 8, 4, 9]  # 8, nearest, passes the weak 4; the strong 1 and 2 stay on top
-    assert [rowid for rowid, _ in fuse(lexical, [4, 8])] == [1, 2, 3, 4, 8]  # vectors like 4: 8 stays below it
+    assert [rowid for rowid, _ in fuse(lexical, [4, 8], exact=True)] == [1, 2, 3, 4, 8]  # vectors like 4
+
+
+def test_the_nearest_section_earns_the_third_place_unless_the_query_names_a_family() -> None:
+    lexical = [(1, 10.0), (2, 9.0), (3, 8.0), (4, 7.0)]  # all confident: a paraphrase's everyday words
+    assert [rowid for rowid, _ in fuse(lexical, [9, 3])] == [1, 2, 9, 3, 4]
+    assert [rowid for rowid, _ in fuse(lexical, [4, 9])] == [1, 2, 4, 3, 9]  # a word hit moves up the same way
+    assert [rowid for rowid, _ in fuse(lexical, [2, 9])] == [1, 2, 3, 4, 9]  # already above the slot: stays
+    assert [rowid for rowid, _ in fuse(lexical, [9, 3], exact=True)] == [1, 2, 3, 4, 9]
+
+
+def test_a_family_query_keeps_its_word_hits_in_hybrid_search(tmp_path: Path) -> None:
+    folder = write_corpus(
+        tmp_path / "corpus",
+        {
+            "env.md": "".join(f"# PIP_{name}\n\nSets {what} for pip.\n\n" for name, what in _PIP_VARIABLES),
+            # nearest to the query by vector, but not a member of the family
+            "other.md": "# Pip\n\nPip reads environment variables for its settings.\n",
+        },
+    )
+    store = tmp_path / "s.sqlite"
+    ingest(folder, store, SETTINGS, embed="static")
+    with Ops.open(store) as ops:
+        lexical = [h.id for h in ops.search("PIP_*", mode="lexical", limit=10).hits]
+        hybrid = [h.id for h in ops.search("PIP_*", mode="hybrid", limit=10).hits]
+    assert len(lexical) == len(_PIP_VARIABLES)
+    assert hybrid[: len(lexical)] == lexical  # no vector takes a place among them
+
+
+_PIP_VARIABLES = [
+    ("INDEX_URL", "the index URL"),
+    ("CACHE_DIR", "the cache directory"),
+    ("NO_INPUT", "no prompts"),
+    ("TIMEOUT", "the socket timeout"),
+]
 
 
 def test_hybrid_hits_do_not_depend_on_limit_when_vectors_enter(corpus: Path, tmp_path: Path) -> None:

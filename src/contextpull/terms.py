@@ -368,6 +368,11 @@ class Query:
         kept = tuple(part for part in self.parts if not part.stopword)
         return kept or self.parts
 
+    @property
+    def names_family(self) -> bool:
+        """True when a part is typed as a prefix (``PIP_*``): the query asks for an identifier family by its form."""
+        return any(part.prefix for part in self.parts)
+
 
 def analyse_query(query: str) -> Query:
     """``query`` analysed into parts (see :class:`QueryPart`); no parts when it has no word characters."""

@@ -10,10 +10,16 @@ are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
   move them;
 * below them, the remaining word hits and the sections found by vectors are
   merged by RRF, except that word hits keep their order among themselves (a
-  section found only by its vector can pass a weak word hit, never reorder two).
+  section found only by its vector can pass a weak word hit, never reorder two);
+* the one section nearest by vector earns rank :data:`VECTOR_SLOT` at worst:
+  a question worded unlike its answer (paraphrase) fills the top with
+  confident hits on its everyday words, and the nearest section is the
+  vectors' best guess at what they missed. Not for a query naming an
+  identifier family by prefix (``PIP_*``): its words are exact evidence.
 
 A query whose words find little (few hits, or hits far weaker than the best)
-is thus answered by the vectors; a query the words answer well is unchanged.
+is thus answered by the vectors; a query the words answer well keeps its
+word hits, one place of the first few aside.
 Both rankings are taken to a fixed depth (:data:`DEPTH`), never to the
 caller's limit, so the first k hits do not depend on how many were asked for;
 the path filter applies to both.
@@ -43,6 +49,10 @@ DEPTH = 50
 #: Not fitted: a hit holding a third of the best hit's word evidence still matches a good part of
 #: the question; 1/2, 1/3 and 1/4 were all checked on every eval set (ADR 010)
 CONFIDENT_SHARE = 1 / 3
+#: the rank the nearest section by vector takes when the words placed it lower. Measured on the
+#: hand-written sets (ADR 010, decision 5): ranks 3, 4 and 5 gave the same recall@5; 3 keeps it
+#: inside the first few an agent reads, and the first two word hits are never moved
+VECTOR_SLOT = 3
 
 
 def check_mode(mode: object) -> str:
@@ -112,13 +122,15 @@ def confident_count(lexical_scores: Sequence[float]) -> int:
     return count
 
 
-def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int]) -> list[tuple[int, float]]:
+def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: bool = False) -> list[tuple[int, float]]:
     """The lexical-led fusion of ``lexical`` (``(rowid, score)``, best first) and ``vector`` (row ids, best first).
 
     Returns ``(rowid, fused score)`` for every candidate, best first; the
     score is ``1 / (60 + position)``, the reciprocal-rank form, so it falls
-    down the list whatever side a hit came from. Deterministic: ties go to
-    the word hit, and each side's order is a total order.
+    down the list whatever side a hit came from. ``exact`` (the query names
+    an identifier family by prefix) keeps the nearest section where the
+    merge put it. Deterministic: ties go to the word hit, and each side's
+    order is a total order.
     """
     confident = confident_count([score for _, score in lexical])
     head = [rowid for rowid, _ in lexical[:confident]]
@@ -137,4 +149,18 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int]) -> list[tu
         else:
             merged.append(only_vector[v])
             v += 1
-    return [(rowid, 1.0 / (K_RRF + position)) for position, rowid in enumerate(head + merged, start=1)]
+    order = head + merged
+    if vector and not exact:
+        at = order.index(vector[0])
+        if at >= VECTOR_SLOT:
+            order.insert(VECTOR_SLOT - 1, order.pop(at))
+    return [(rowid, 1.0 / (K_RRF + position)) for position, rowid in enumerate(order, start=1)]
+
+
+def vectors_can_change(lexical_scores: Sequence[float], limit: int, exact: bool) -> bool:
+    """False when the first ``limit`` fused hits are the word hits whatever the vectors say (skip them).
+
+    That is when the confident word hits alone fill ``limit`` and the
+    nearest section cannot take :data:`VECTOR_SLOT` within it.
+    """
+    return confident_count(lexical_scores) < limit or (not exact and limit >= VECTOR_SLOT)

@@ -42,7 +42,7 @@ from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
 from ..terms import Query, QueryPart, analyse_query, index_terms
 from .grep import compile_pattern, scan, trim_line
-from .hybrid import DEPTH, StoreVectors, check_mode, confident_count, fuse
+from .hybrid import DEPTH, StoreVectors, check_mode, fuse, vectors_can_change
 from .ranking import RankedSection, rank
 from .results import (
     GrepLine,
@@ -190,7 +190,7 @@ class Ops(Closeable):
             if query_vector is None:
                 chosen = ranking.sections[:limit]
             else:
-                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids)
+                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms
@@ -217,22 +217,27 @@ class Ops(Closeable):
         return SearchResult(query, hits, fallback or hint, mode=used, weak=bool(missing))
 
     def _fuse(
-        self, lexical: Sequence[RankedSection], query_vector: np.ndarray, limit: int, doc_ids: list[int] | None
+        self,
+        lexical: Sequence[RankedSection],
+        query_vector: np.ndarray,
+        limit: int,
+        doc_ids: list[int] | None,
+        exact: bool,
     ) -> list[RankedSection]:
         """The first ``limit`` of the lexical-led fusion (``ops/hybrid.py``) of the two rankings, each to :data:`DEPTH`.
 
         A hit found by words keeps how it matched; one found only by its
         vector has ``match="vector"``. ``score`` is the fused rank score. When
-        the confident word hits alone fill ``limit``, vectors cannot change
-        the answer, so the vector ranking is skipped (same hits, no cost).
+        vectors cannot change the first ``limit`` (``vectors_can_change``),
+        the vector ranking is skipped (same hits, no cost).
         """
         by_words = {hit.section.rowid: hit for hit in lexical[:DEPTH]}
         words = [(rowid, hit.score) for rowid, hit in by_words.items()]
-        if confident_count([score for _, score in words]) >= limit:
-            nearest: list[int] = []
-        else:
+        if vectors_can_change([score for _, score in words], limit, exact):
             nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
-        fused = fuse(words, nearest)[:limit]
+        else:
+            nearest = []
+        fused = fuse(words, nearest, exact)[:limit]
         unseen = [(rowid, 0.0) for rowid, _ in fused if rowid not in by_words]
         by_vector = {row.section.rowid: row for row in self.store.ranked_pointers(unseen)}
         return [
