@@ -6,8 +6,8 @@
 #
 # Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the uv
 # docs run, ../shared/corpora/uv-docs. About an hour for the bundled corpus, a quarter of an hour for
-# the snippet-leakage experiment on 5 of its questions (LEAKAGE_SAMPLE=0 skips it) and half an hour
-# for the uv docs on 2 cores. Refuses to start from a
+# the snippet-leakage experiment on 5 of its questions (LEAKAGE_SAMPLE=0 skips it), half an hour
+# for the uv docs on 2 cores and ten minutes for its leakage on 3 questions (UV_LEAKAGE_SAMPLE=0 skips it). Refuses to start from a
 # modified work tree unless ALLOW_DIRTY=1, so every results.json names code that was committed.
 set -eu
 cd "$(dirname "$0")/.."
@@ -54,6 +54,15 @@ if [ -d "$UV_DOCS" ]; then
     # the local model reads under the reading grammar (ADR 021): about 100 s a question on 2 cores, so
     # the uv docs run samples 5 questions (UV_SAMPLE=20 for the earlier size, about an hour more)
     remake uv-docs "$UV_DOCS" --judge none --sample "${UV_SAMPLE:-5}"
+    # snippet leakage on the first UV_LEAKAGE_SAMPLE of the uv sample (about 100 s a question per mode)
+    if [ "${UV_LEAKAGE_SAMPLE:-3}" != 0 ]; then
+        echo "== snippet leakage on uv-docs ($(date -u +%H:%M))" >&2
+        mkdir -p "$WORK/uv-leakage-cache/full"
+        cp -R "$WORK/results/uv-docs/pull/pull_runs" "$WORK/uv-leakage-cache/full/"
+        "$PYTHON" benchmarks/snippet_leakage.py --run "$WORK/results/uv-docs" --corpus "$UV_DOCS" --model "$MODEL" \
+            --sample "${UV_LEAKAGE_SAMPLE:-3}" --cache "$WORK/uv-leakage-cache" --out "$WORK/results/uv-docs/leakage"
+        "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/uv-docs/leakage"
+    fi
 else
     echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
 fi

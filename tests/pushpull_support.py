@@ -69,6 +69,12 @@ def _phrasing_reply(system: str, prompt: str) -> dict[str, Any]:
     """What a diligent (and, for two identifiers, a careless) model writes for the eval-set builder."""
     if "two documents" in system:
         return {"q": "How did the hotel limit change between the 2024 and 2025 travel policies?", "a": "150 to 180"}
+    if "whole list" in system:  # re-wording an aggregation question: the payment family keeps its notation
+        names = re.match(r"Names: (.+)", prompt)
+        listed = names.group(1) if names else ""
+        if "TX-" in listed:
+            return {"q": "Which error codes can a declined or failed card payment return?", "a": listed}
+        return {"q": "Which payment_ events are there?", "a": listed}
     ident = re.match(r"Identifier: (.+)", prompt)
     if ident:
         name = ident.group(1)

@@ -18,6 +18,7 @@ from pushpull.evalset.exact_lookup import choose_identifier, template_question
 from pushpull.evalset.identifiers import find_identifiers, is_rare
 from pushpull.evalset.near_dupes import near_duplicate_pairs
 from pushpull.evalset.phrased import dedupe
+from pushpull.evalset.reworded import family_notation
 from pushpull.evalset.table import table_rows
 from pushpull.models import Ledger, RetryPolicy, get_provider
 from pushpull.models.anthropic_provider import JSON_TOOL
@@ -245,6 +246,41 @@ def test_model_phrased_shapes_through_the_model_layer(model, tmp_path: Path) -> 
     path = tmp_path / "q.jsonl"
     save_evalset(evalset, path)
     assert load_evalset(path, CHUNKS).template_fallbacks == {"exact_lookup": 1}  # phrasing survives the file
+
+
+def test_aggregation_questions_get_a_twin_worded_as_a_person_asks(model) -> None:  # type: ignore[no-untyped-def]
+    fake, provider, _ = model
+    evalset = build_evalset(CHUNKS, shapes=["aggregation"], provider=provider, n=10)
+    computed = [q for q in evalset.questions if q.phrasing == ""]
+    (twin,) = [q for q in evalset.questions if q.phrasing == "model"]
+    assert sorted(q.identifier for q in computed) == ["TX-44xx", "payment_*"]
+    original = next(q for q in computed if q.identifier == "TX-44xx")
+    assert twin.q == "Which error codes can a declined or failed card payment return?"
+    assert (twin.gold_chunk_ids, twin.answer, twin.shape) == (original.gold_chunk_ids, original.answer, "aggregation")
+    assert (original.block, twin.block) == ("aggregation", "aggregation, phrased")
+    assert evalset.questions.index(twin) > max(evalset.questions.index(q) for q in computed)
+    assert evalset.model_calls == len(fake.requests) == 2  # one wording per family; payment_'s kept its notation
+    prompts = [r.body["messages"][-1]["content"][0]["text"] for r in fake.requests]
+    assert any(p.startswith("Names: TX-4401, TX-4419, TX-4420\n") and "<passage>" in p for p in prompts)
+
+
+@pytest.mark.parametrize(
+    ("question", "notation"),
+    [
+        ("Which identifiers of the form PIP_* are documented?", True),
+        ("Which PIP_ variables are there?", True),
+        ("Which error codes in the TX-44xx range exist?", True),
+        ("Which TX- codes mean a declined card?", True),
+        ("Which codes besides TX-4401 exist?", True),
+        ("What does PIP_INDEX_URL do, among the pip settings?", True),
+        ("Which environment variables configure pip?", False),
+        ("Which error codes can a card payment return?", False),
+    ],
+)
+def test_a_reworded_question_may_not_write_the_family_or_name_a_member(question: str, notation: bool) -> None:
+    label = "TX-44xx" if "TX" in question or "error codes" in question else "PIP_*"
+    names = ["TX-4401", "TX-4419"] if label == "TX-44xx" else ["PIP_INDEX_URL", "PIP_NO_INPUT"]
+    assert family_notation(question, label, names) is notation
 
 
 def test_exact_lookup_prefers_the_identifier_a_chunk_defines() -> None:

@@ -131,6 +131,37 @@ def test_the_verdict_names_the_best_push_row_per_shape_and_every_other_rows_marg
     assert recorded[0]["shape"] == "overall" and recorded[0]["best_push"] == "strong push"
 
 
+def test_reworded_aggregation_questions_are_a_block_of_their_own_in_rows_and_verdict() -> None:
+    from dataclasses import replace
+
+    from pushpull.evalset import EvalSet
+
+    computed = [q for q in EVALSET.questions if q.shape == "aggregation"]
+    twins = [
+        replace(q, id=f"r{i}", q=f"Which codes of family {i} exist?", phrasing="model") for i, q in enumerate(computed)
+    ]
+    evalset = EvalSet([*EVALSET.questions, *twins], EVALSET.fingerprint, EVALSET.shapes, EVALSET.n, 0, "fake")
+    notation_only = {q.q for q in computed}
+
+    class ParsesNotation:  # finds a family only when it is written in notation
+        def __init__(self, always: bool = False) -> None:
+            self.always = always
+
+        def retrieve(self, query: str, k: int) -> list[str]:
+            question = next(q for q in evalset.questions if q.q == query)
+            found = self.always or query in notation_only or question.shape != "aggregation"
+            return question.gold_chunk_ids[:k] if found else []
+
+    rows = [RunRow("push", ParsesNotation(always=True), push=True), RunRow("search", ParsesNotation())]
+    result = run(rows, evalset, CHUNKS, k=5)
+    search = next(row for row in result.rows if row.name == "search")
+    assert search.by_shape["aggregation"].recall == 1.0 and search.by_shape["aggregation, phrased"].recall == 0.0
+    assert search.by_shape["aggregation, phrased"].n == len(twins)
+    lines = render_table(result).splitlines()
+    assert sum(line.startswith("  aggregation, phrased ") for line in lines) == 2  # one per row
+    assert any(line.startswith("aggregation, phrased ") and "-1.000" in line for line in lines)  # its verdict
+
+
 def test_a_tie_goes_to_the_earlier_push_row_and_no_push_row_means_no_verdict() -> None:
     tied = run(
         [RunRow("first", Gold(), push=True), RunRow("second", Gold(), push=True), RunRow("s", Gold())],

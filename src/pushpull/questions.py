@@ -18,6 +18,10 @@ from .errors import InputError, UsageError
 SHAPES = ("conceptual", "exact_lookup", "comparison", "aggregation", "table")
 COMPUTED_SHAPES = ("aggregation", "table")
 PHRASED_SHAPES = ("conceptual", "exact_lookup", "comparison")
+#: a computed shape's questions re-worded by a model are scored as a block of their own
+PHRASED_SUFFIX = ", phrased"
+#: the blocks the table breaks a row into, in order: each shape, a computed shape's phrased twin after it
+BLOCKS = tuple(b for shape in SHAPES for b in (shape, *((shape + PHRASED_SUFFIX,) if shape in COMPUTED_SHAPES else ())))
 
 
 @dataclass
@@ -29,7 +33,8 @@ class Question:
     identifier verbatim (always a superset of the strict gold). ``phrasing``
     says who worded a model-phrased question: ``"model"``, or ``"template"``
     when the model's wording failed the checks and a fixed template stood in
-    (empty for computed shapes; ragbisect ignores it).
+    (empty for computed shapes, ``"model"`` for a computed question re-worded
+    as a person would ask it; ragbisect ignores it).
     """
 
     id: str
@@ -50,6 +55,13 @@ class Question:
         mapped = {c for ids in self.equivalent_of.values() for c in ids}
         extra = [c for c in [*self.equivalent_gold, *mapped] if c not in self.gold_chunk_ids]
         self.equivalent_gold = list(self.gold_chunk_ids) + sorted(set(extra))
+
+    @property
+    def block(self) -> str:
+        """The table block the question is scored in: its shape, or ``aggregation, phrased`` for a re-worded computed one."""
+        if self.shape in COMPUTED_SHAPES and self.phrasing == "model":
+            return self.shape + PHRASED_SUFFIX
+        return self.shape
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

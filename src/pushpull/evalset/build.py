@@ -17,7 +17,7 @@ from .aggregation import build_aggregation
 from .table import build_table
 
 #: bump when builders change what they produce, so old caches are not reused
-BUILDER_VERSION = 3
+BUILDER_VERSION = 4
 DEFAULT_MAX_GOLD = 5
 
 
@@ -155,13 +155,16 @@ def build_evalset(
 ) -> EvalSet:
     """Build a fresh eval set of about ``n`` questions, ``n / len(shapes)`` per shape at most.
 
-    Model-phrased shapes are skipped with a reason when ``provider`` is None.
+    Model-phrased shapes are skipped with a reason when ``provider`` is None;
+    with a provider, each computed aggregation question also gets a twin
+    worded as a person would ask it (:mod:`.reworded`), after the computed ones.
     Question ids are ``q0001``… in shape order, so a rebuild with the same
     inputs writes the same file.
     """
     from .comparison import build_comparison
     from .exact_lookup import build_exact_lookup
     from .phrased import build_conceptual
+    from .reworded import reword_aggregation
 
     quota = max(1, math.ceil(n / max(1, len(shapes))))
     model = getattr(provider, "spec", "none") if provider is not None else "none"
@@ -190,6 +193,9 @@ def build_evalset(
             )
         if "comparison" in shapes:
             results.append(build_comparison(chunks, provider, quota=quota, workers=workers, progress=progress))
+        if found.get("aggregation"):
+            computed = list(found["aggregation"])
+            results.append(reword_aggregation(computed, chunks, provider, workers=workers, progress=progress))
         for result in results:
             for question in result.questions:
                 found.setdefault(question.shape, []).append(question)

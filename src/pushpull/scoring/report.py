@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chunks import Chunk
-from ..questions import SHAPES
+from ..questions import BLOCKS
 from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
 from .verdict import has_sampled_block, render_verdict, sample_ids, verdict_json, verdicts
@@ -87,7 +87,7 @@ def _body(run: RunResult) -> list[tuple[str, Summary, tuple[str, str]]]:
     for row in run.rows:
         label = row.name + (f" (sample {row.overall.n})" if row.sampled and run.sample else "")
         body.append((label, row.overall, _cost(row)))
-        body += [(f"  {shape}", row.by_shape[shape], ("", "")) for shape in SHAPES if shape in row.by_shape]
+        body += [(f"  {block}", row.by_shape[block], ("", "")) for block in BLOCKS if block in row.by_shape]
     return body
 
 

@@ -111,7 +111,7 @@ def _ask(adapter: Any, question: Question, k: int) -> QuestionResult:
         retrieved, error = [], f"{type(err).__name__}: {err}"
     ms = (time.perf_counter() - start) * 1000
     return QuestionResult(
-        question.id, question.shape, list(question.gold_chunk_ids), dict(question.equivalent_of), retrieved, ms, error
+        question.id, question.block, list(question.gold_chunk_ids), dict(question.equivalent_of), retrieved, ms, error
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..questions import SHAPES
+from ..questions import BLOCKS
 from .metrics import Summary, summarize, summarize_by_shape
 from .runner import RowResult, RunResult
 
@@ -63,7 +63,7 @@ def verdicts(run: RunResult, *, sampled: bool = False) -> list[ShapeVerdict]:
         return []
     summaries = _summaries(rows, ids, run.k)
     out = []
-    for shape in (OVERALL, *SHAPES):
+    for shape in (OVERALL, *BLOCKS):
         found = best_push_row([(name, summaries[name][shape]) for name in push if shape in summaries.get(name, {})])
         if found is None:
             continue
@@ -110,7 +110,8 @@ def render_verdict(found: Sequence[ShapeVerdict], k: int, title: str) -> list[st
     names = list(dict.fromkeys(name for v in found for name in v.others))
     letters = _letters(len(names))
     best_width = max(len(f"{v.best_push} {v.best_recall:.3f}") for v in found) + 2
-    header = f"{'shape':<14}{'n':>4}  {'best push row, recall@' + str(k):<{best_width}}" + "".join(
+    shape_width = max(14, *(len(v.shape) + 2 for v in found))
+    header = f"{'shape':<{shape_width}}{'n':>4}  {'best push row, recall@' + str(k):<{best_width}}" + "".join(
         f"{letter:>16}" for letter in letters
     )
     lines = [title, header, "-" * len(header)]
@@ -124,7 +125,7 @@ def render_verdict(found: Sequence[ShapeVerdict], k: int, title: str) -> list[st
             margin = v.margin(name)
             mark = "=" if abs(margin) < 0.0005 else f"{margin:+.3f}"
             cells.append(f"{v.others[name]:.3f} {mark:>6}".rjust(16))
-        lines.append(f"{v.shape:<14}{v.n:>4}  {best:<{best_width}}" + "".join(cells))
+        lines.append(f"{v.shape:<{shape_width}}{v.n:>4}  {best:<{best_width}}" + "".join(cells))
     lines.append("  ".join(f"{letter} {name}" for letter, name in zip(letters, names)))
     return lines
 
