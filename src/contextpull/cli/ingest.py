@@ -5,19 +5,20 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import STORE_ENV, env_store_path, remember
 from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
+from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
 from .common import add_json_option, emit
 from .progress import progress_bar
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
-    from ..sources import Fetched
+    from ..sources import Crawled, Fetched
 
 _EXAMPLES_PER_REASON = 3
 #: generation-0 collection threshold during an ingest (Python's default is 700)
@@ -38,12 +39,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "dir",
         metavar="DIR|URL",
-        help="the corpus folder, or a git repository (https://….git, git@host:…, file://….git) to fetch and ingest",
+        help="the corpus folder; a git repository (https://….git, git@host:…, file://….git); or a site"
+        " (https://example.org/docs/, crawled within that folder), a file, or an llms.txt to fetch and ingest",
     )
     parser.add_argument(
         "--ref", metavar="REF", help="with a git URL: the branch, tag or commit to ingest (default: the default branch)"
     )
     parser.add_argument("--subdir", metavar="PATH", help="with a git URL: ingest only this folder of the repository")
+    parser.add_argument(
+        "--max-pages",
+        type=int,
+        metavar="N",
+        help=f"with a site URL: fetch at most this many pages (default {DEFAULT_MAX_PAGES})",
+    )
+    parser.add_argument(
+        "--delay",
+        type=float,
+        metavar="S",
+        help=f"with a site URL: seconds between requests, or the site's Crawl-delay if longer (default {DEFAULT_DELAY_S:g})",
+    )
     parser.add_argument(
         "--store",
         metavar="PATH",
@@ -174,18 +188,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Fetched | None:
-    """For a git URL, fetch it (saying so first on a terminal: a clone can take a while); what was fetched."""
-    from ..sources import GitSource, is_git_url
+def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Fetched | Crawled | None:
+    """For a git or web URL, fetch it (saying so first on a terminal: it can take a while); what was fetched."""
+    from ..sources import GitSource, SiteSource, is_git_url, is_web_url
 
-    if not is_git_url(args.dir):
-        if args.ref or args.subdir:
-            parser.error("--ref and --subdir go with a git URL (https://….git, git@host:…, file://….git)")
+    git, web = is_git_url(args.dir), not is_git_url(args.dir) and is_web_url(args.dir)
+    if not git and (args.ref or args.subdir):
+        parser.error("--ref and --subdir go with a git URL (https://….git, git@host:…, file://….git)")
+    if not web and (args.max_pages is not None or args.delay is not None):
+        parser.error("--max-pages and --delay go with a site URL (https://example.org/docs/)")
+    if not git and not web:
         return None
-    source = GitSource(args.dir, args.ref, args.subdir)
-    if sys.stderr.isatty():  # progress, like the bars: a terminal only, so a failure stays one line
-        print(f"contextpull: fetching {source.remote} ({args.ref or 'default branch'})", file=sys.stderr, flush=True)
-    return source.fetch()
+    say = sys.stderr.isatty()  # progress, like the bars: a terminal only, so a failure stays one line
+    if git:
+        source = GitSource(args.dir, args.ref, args.subdir)
+        if say:
+            print(
+                f"contextpull: fetching {source.remote} ({args.ref or 'default branch'})", file=sys.stderr, flush=True
+            )
+        return source.fetch()
+    site = SiteSource(
+        args.dir,
+        max_pages=DEFAULT_MAX_PAGES if args.max_pages is None else args.max_pages,
+        delay_s=DEFAULT_DELAY_S if args.delay is None else args.delay,
+    )
+    if say:
+        print(f"contextpull: fetching {site.url}", file=sys.stderr, flush=True)
+    with progress_bar("fetching pages", min_total=1) as progress:
+        return site.fetch(progress)
 
 
 @contextmanager
@@ -219,7 +249,7 @@ def _unchanged_note(report: IngestReport) -> str:
     return "" if report.wrote else " (corpus unchanged, nothing written)"
 
 
-def render(report: IngestReport, source: Fetched | None = None) -> str:
+def render(report: IngestReport, source: Fetched | Crawled | None = None) -> str:
     lines = [
         f"{report.store}: {report.documents:,} documents, {report.sections:,} sections" + _unchanged_note(report),
         (
@@ -232,7 +262,7 @@ def render(report: IngestReport, source: Fetched | None = None) -> str:
         f"  index: {report.index_mode}, {report.index_tokens:,} tokens; corpus {report.fingerprint[:12]}",
     ]
     if source:
-        lines.append(f"  source: {source.url} at {source.commit[:12]} ({source.folder})")
+        lines.append(f"  source: {source.describe()}")
     if report.embed_model:
         lines.append(
             f"  vectors: {report.vectors:,} ({report.embed_model}); embedded {report.vectors_embedded:,},"
@@ -240,11 +270,20 @@ def render(report: IngestReport, source: Fetched | None = None) -> str:
         )
     if report.set_aside:
         lines.append(f"  the damaged store was rebuilt; the old file is kept at {report.set_aside}")
+    if source is not None and hasattr(source, "skipped"):
+        lines += _by_reason(source.skipped, "pages")
+    lines += _by_reason(report.skipped, "")
+    return "\n".join(lines)
+
+
+def _by_reason(skipped: Sequence[tuple[str, str]], what: str) -> list[str]:
+    """One line per reason: how many were skipped, and the first few of them."""
     by_reason: dict[str, list[str]] = {}
-    for path, reason in report.skipped:
+    for path, reason in skipped:
         by_reason.setdefault(reason, []).append(path)
+    lines = []
     for reason, paths in sorted(by_reason.items()):
         shown = ", ".join(paths[:_EXAMPLES_PER_REASON])
         more = f", … {len(paths) - _EXAMPLES_PER_REASON:,} more" if len(paths) > _EXAMPLES_PER_REASON else ""
-        lines.append(f"  skipped {len(paths):,} ({reason}): {shown}{more}")
-    return "\n".join(lines)
+        lines.append(f"  skipped {len(paths):,}{' ' + what if what else ''} ({reason}): {shown}{more}")
+    return lines

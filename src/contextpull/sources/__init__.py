@@ -1,6 +1,8 @@
 """Corpora that live elsewhere: fetched into a local folder, then ingested like any folder.
 
-A source is a working copy the ingest reads (``contextpull ingest URL``); the
+A source is a working copy the ingest reads (``contextpull ingest URL``): a git
+repository (:mod:`.git`), or a site, a file or an llms.txt over HTTP
+(:mod:`.site`). The
 store, the index and the tools never know where the files came from, so a
 fetched corpus behaves exactly as a local one. Fetching never touches the
 working copy until the new files are all here: a network failure leaves the
@@ -8,5 +10,6 @@ last good copy, and its store, as they were.
 """
 
 from .git import Fetched, GitSource, SourceError, is_git_url
+from .site import Crawled, SiteSource, is_web_url
 
-__all__ = ["Fetched", "GitSource", "SourceError", "is_git_url"]
+__all__ = ["Crawled", "Fetched", "GitSource", "SiteSource", "SourceError", "is_git_url", "is_web_url"]

@@ -12,7 +12,6 @@ as it was when the fetch fails, and moves the working copy only after it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -22,14 +21,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ContextPullError
-from ..paths import data_home
+from .folders import source_folder
 
 #: a git command still running after this long is stopped (a hung server, a prompt nothing answers)
 FETCH_TIMEOUT_S = 600.0
 #: the file in the checkout that records where it came from (hidden: discovery skips it)
 SOURCE_FILE = ".contextpull-source.json"
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class SourceError(ContextPullError):
@@ -58,6 +56,10 @@ class Fetched:
     def to_dict(self) -> dict[str, str | None]:
         return asdict(self)
 
+    def describe(self) -> str:
+        """One line for the ingest report."""
+        return f"{self.url} at {self.commit[:12]} ({self.folder})"
+
 
 @dataclass(frozen=True)
 class GitSource:
@@ -82,9 +84,8 @@ class GitSource:
 
     def checkout(self) -> Path:
         """Where the working copy lives: one folder per URL and ref, in the user data folder."""
-        key = hashlib.sha256(f"{self.remote}\0{self.ref or ''}".encode()).hexdigest()[:16]
-        name = _UNSAFE.sub("-", PurePosixPath(self.remote.rstrip("/")).name.removesuffix(".git")).strip("-.")
-        return data_home() / "sources" / f"{name or 'repo'}-{key}"
+        name = PurePosixPath(self.remote.rstrip("/")).name.removesuffix(".git")
+        return source_folder(name or "repo", f"{self.remote}\0{self.ref or ''}")
 
     def corpus(self) -> Path:
         """The folder the ingest reads: the checkout, or its ``subdir``."""
