@@ -22,7 +22,7 @@ from .common import print_error
 from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
-COMMAND_MODULES = ("ingest", "ops", "serve", "ui", "publish", "bench", "scenarios", "results", "stores")
+COMMAND_MODULES = ("ingest", "ops", "llms_txt", "serve", "ui", "publish", "bench", "scenarios", "results", "stores")
 #: the module that registers each subcommand, so a command imports only its own module
 #: (``contextpull index`` need not load the server, asyncio or the ingest options; issue 14)
 COMMAND_HOMES = {
@@ -30,6 +30,7 @@ COMMAND_HOMES = {
     **dict.fromkeys(
         ("index", "search", "read", "grep", "neighbours", "export-chunks", "tools-json", "claude-md"), "ops"
     ),
+    "export-llms-txt": "llms_txt",
     "serve": "serve",
     "mcp-config": "serve",
     "ui": "ui",
