@@ -15,6 +15,7 @@ from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
 from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
 from .common import add_json_option, emit
 from .progress import progress_bar
+from .watch import add_watch_option, changed_line, reingest_quietly, watch
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
@@ -130,6 +131,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="let DIR replace the corpus of another folder in the store (refused otherwise)",
     )
+    add_watch_option(parser, "a folder only; Ctrl-C stops")
     add_json_option(parser)
     parser.set_defaults(func=run, parser=parser)
 
@@ -147,34 +149,43 @@ def run(args: argparse.Namespace) -> int:
         parser.error(str(err))
     if args.index_budget < 0 or args.jobs < 0 or args.max_seconds < 0:
         parser.error("--index-budget, --jobs and --max-seconds must be 0 or more")
+    if args.watch_poll <= 0:
+        parser.error("--watch-poll must be more than 0 seconds")
     store = args.store or env_store_path()
     source = _fetch_source(args, parser)
+    if args.watch and source is not None:
+        parser.error("--watch goes with a local folder; re-run `contextpull ingest URL` to fetch a source again")
     corpus = Path(source.folder if source else args.dir)
     summarise = None
     if args.summarizer:
         from ..eval.summaries import ModelSummariser
 
         summarise = ModelSummariser(args.summarizer)
-    with (
-        _fewer_collections(),
-        progress_bar() as progress,
-        progress_bar("embedding", min_total=EMBED_MIN if args.embed in (None, "static") else 1) as embed_progress,
-    ):
-        report = ingest(
-            corpus,
-            store,
-            settings,
-            index_budget=args.index_budget,
-            progress=progress,
-            workers=args.jobs,
-            embed=args.embed,
-            reembed=args.reembed,
-            embed_progress=embed_progress,
-            replace=args.replace,
-            summarise=summarise,
-            max_seconds=args.max_seconds or None,
-        )
-    remember(Path(report.store), corpus)
+
+    def once(reembed: bool = args.reembed) -> IngestReport:
+        with (
+            _fewer_collections(),
+            progress_bar() as progress,
+            progress_bar("embedding", min_total=EMBED_MIN if args.embed in (None, "static") else 1) as embed_progress,
+        ):
+            report = ingest(
+                corpus,
+                store,
+                settings,
+                index_budget=args.index_budget,
+                progress=progress,
+                workers=args.jobs,
+                embed=args.embed,
+                reembed=reembed,
+                embed_progress=embed_progress,
+                replace=args.replace,
+                summarise=summarise,
+                max_seconds=args.max_seconds or None,
+            )
+        remember(Path(report.store), corpus)
+        return report
+
+    report = once()
     data = report.to_dict()
     if source:
         data["source"] = source.to_dict()
@@ -185,6 +196,12 @@ def run(args: argparse.Namespace) -> int:
             ".contextpullignore and unsupported types are left out); the store is empty",
             file=sys.stderr,
         )
+    if args.watch:
+        print(f"contextpull: watching {corpus} for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
+        try:
+            watch(corpus, reingest_quietly(lambda: changed_line(once(reembed=False))), poll_s=args.watch_poll)
+        except KeyboardInterrupt:
+            pass
     return 0
 
 

@@ -19,6 +19,7 @@ from ..server.launch import LAUNCHERS, http_entry, serve_argv, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
+from .watch import add_watch_option, changed_line, reingest_quietly, watch
 
 if TYPE_CHECKING:
     from ..store.artifact import Follower
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder")
     add_store_option(serve, artifact=True)
     add_poll_option(serve)
+    add_watch_option(serve, "PATH a folder; the server answers from each new ingest")
     _add_transport_options(serve)
     serve.add_argument(
         "--token",
@@ -175,6 +177,8 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.transport == "stdio" and args.ui:
         raise BadArgument("--ui applies to --transport http only", "add --transport http, or run `contextpull ui`")
     store_path = store_to_serve(args)
+    if args.watch:
+        _watch_in_background(args)
     log = server.CallLog(sys.stderr) if args.log else None
     if args.max_result_chars < 1000:
         raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
@@ -324,6 +328,25 @@ def add_poll_option(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"with --store URL|ARTIFACT: check for a newly published store every S seconds (default {DEFAULT_POLL_S:g}; 0: never)",
     )
+
+
+def _watch_in_background(args: argparse.Namespace) -> None:
+    """Re-ingest the served folder on a thread whenever it changes (``serve DIR --watch``)."""
+    import threading
+
+    from ..ingestion.run import ingest
+
+    target = Path(args.path) if args.path else None
+    if target is None or not target.is_dir():
+        raise BadArgument("--watch needs PATH to be a corpus folder", "serve a folder: `contextpull serve DIR --watch`")
+    if args.watch_poll <= 0:
+        raise BadArgument("--watch-poll must be more than 0 seconds", "omit it for the default")
+    handler = reingest_quietly(lambda: changed_line(ingest(target)))
+    thread = threading.Thread(
+        target=watch, args=(target, handler), kwargs={"poll_s": args.watch_poll}, name="watch", daemon=True
+    )
+    thread.start()
+    print(f"contextpull: watching {target} for changes", file=sys.stderr, flush=True)
 
 
 def _store_for(target: Path) -> Path:
