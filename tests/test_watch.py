@@ -57,7 +57,7 @@ def test_ingest_watch_re_ingests_edits_additions_and_deletions_and_stops_cleanly
         eventually(lambda: found("lynxword", store) == [])
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "watch:" in err and "changed 1" in err and "deleted 1" in err
