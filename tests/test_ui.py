@@ -10,9 +10,7 @@ screenshots (``CONTEXTPULL_UI_SCREENSHOTS=DIR`` keeps them).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from browser_support import browser, screenshots  # noqa: F401 - the fixture
 from contextpull.ingestion.run import default_store_path, ingest
 from contextpull.ops.operations import Ops
 from contextpull.tools.schemas import call_json
@@ -134,34 +133,6 @@ def test_serve_mounts_the_page_beside_the_mcp_endpoint(store: Path) -> None:
 
 
 # --- the page in real headless Chromium ------------------------------------------------------
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (the test extra)")
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(flag)
-    from selenium.webdriver.chrome.service import Service
-
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def _shots(tmp_path: Path) -> Path:
-    kept = os.environ.get("CONTEXTPULL_UI_SCREENSHOTS")
-    folder = Path(kept) if kept else tmp_path
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_type_a_query_open_the_first_hit_and_follow_a_neighbour(browser, page: ServerProcess, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -183,7 +154,7 @@ def test_type_a_query_open_the_first_hit_and_follow_a_neighbour(browser, page: S
     first = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ol.hits li a[data-id]")))
     assert "q=Currency+not+supported" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "ol.hits mark")  # matched terms are marked in the snippets
-    shots = _shots(tmp_path)
+    shots = screenshots(tmp_path)
     browser.save_screenshot(str(shots / "ui-search.png"))
 
     hit_id = first.get_attribute("data-id")

@@ -38,6 +38,7 @@ COMMAND_HOMES = {
     "bench": "bench",
     "scenarios": "scenarios",
     "results": "results",
+    "report": "results",
     "stores": "stores",
 }
 #: subcommands whose positional argument is free text that may start with ``-``

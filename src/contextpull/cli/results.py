@@ -49,6 +49,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_option(parser)
     parser.set_defaults(func=run)
 
+    report = subparsers.add_parser(
+        "report",
+        help="write one static HTML page over recorded bench runs (charts per shape, costs, misses)",
+        description="Write one HTML file (styles and SVG charts inline: it opens from disk, offline) over the "
+        "bench runs in RUN_DIR...: recall per shape with the best push row marked, recall against tokens "
+        "and ms per query, reads per query, the snippet-leakage gap, and the questions rows missed.",
+    )
+    report.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR", help="bench output folders")
+    report.add_argument("--out", type=Path, default=Path("report.html"), metavar="FILE", help="default: report.html")
+    add_json_option(report, "print what was written as JSON")
+    report.set_defaults(func=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from pushpull.scoring.html_report import render_report
+
+    from ..errors import BadArgument
+
+    missing = [str(folder) for folder in args.runs if not (folder / "results.json").is_file()]
+    if missing:
+        raise BadArgument(
+            f"not a bench output folder (no results.json): {', '.join(missing)}",
+            "name folders that `contextpull bench --out` wrote, such as benchmarks/results/sample-corpus",
+        )
+    page = render_report(args.runs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(page, encoding="utf-8")
+    data = {"out": str(args.out), "runs": [str(folder) for folder in args.runs], "bytes": len(page.encode())}
+    emit(args, data, lambda d: f"wrote {d['out']} ({len(d['runs'])} runs, {d['bytes']:,} bytes)")
+    return 0
+
 
 def run(args: argparse.Namespace) -> int:
     from pushpull.scoring.report import render_summary, render_table, results_json

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..chunks import Chunk
 from ..questions import BLOCKS
+from .html_report import render_report
 from .metrics import Summary, summarize, top_k
 from .runner import RowResult, RunResult
 from .verdict import has_sampled_block, render_verdict, sample_ids, verdict_json, verdicts
@@ -309,7 +310,7 @@ def results_json(run: RunResult, spend: dict[str, Any] | None = None) -> dict[st
 def write_outputs(
     run: RunResult, chunks: Sequence[Chunk], out_dir: Path, *, spend: dict[str, Any] | None = None
 ) -> dict[str, Path]:
-    """Write results.json, runs/<config>.trec, runs/sample-ids.txt, qrels.txt, misses.jsonl and table.txt.
+    """Write results.json, runs/<config>.trec, runs/sample-ids.txt, qrels.txt, misses.jsonl, table.txt and report.html.
 
     ``runs/sample-ids.txt`` lists the questions the sampled rows saw, one id
     a line, so their run files can be scored against the same questions
@@ -323,6 +324,7 @@ def write_outputs(
         "qrels": out_dir / "qrels.txt",
         "misses": out_dir / "misses.jsonl",
         "sample_ids": runs_dir / "sample-ids.txt",
+        "report": out_dir / "report.html",
     }
     paths["results"].write_text(
         json.dumps(results_json(run, spend), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -333,6 +335,7 @@ def write_outputs(
         "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in misses(run, chunks)), encoding="utf-8"
     )
     paths["sample_ids"].write_text("".join(qid + "\n" for qid in run.sample_ids), encoding="utf-8")
+    paths["report"].write_text(render_report([out_dir]), encoding="utf-8")
     for row in run.rows:
         path = runs_dir / f"{slug(row.name)}.trec"
         path.write_text("".join(line + "\n" for line in trec_run_lines(row)), encoding="utf-8")
