@@ -56,7 +56,7 @@ def test_ingest_watch_re_ingests_edits_additions_and_deletions_and_stops_cleanly
         (corpus / "b.md").unlink()
         eventually(lambda: found("lynxword", store) == [])
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # SIGINT too; SIGTERM because a background shell may ignore SIGINT
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Traceback" not in err

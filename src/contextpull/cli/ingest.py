@@ -15,7 +15,7 @@ from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
 from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
 from .common import add_json_option, emit
 from .progress import progress_bar
-from .watch import add_watch_option, changed_line, reingest_quietly, watch
+from .watch import add_watch_option, changed_line, reingest_quietly, stop_on_signals, watch
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
@@ -198,10 +198,10 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.watch:
         print(f"contextpull: watching {corpus} for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
-        try:
-            watch(corpus, reingest_quietly(lambda: changed_line(once(reembed=False))), poll_s=args.watch_poll)
-        except KeyboardInterrupt:
-            pass
+        with stop_on_signals() as stop:
+            watch(
+                corpus, reingest_quietly(lambda: changed_line(once(reembed=False))), poll_s=args.watch_poll, stop=stop
+            )
     return 0
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,6 +87,29 @@ def watch(
             return
         on_change()
         last = snapshot(root)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[threading.Event]:
+    """An event that Ctrl-C (SIGINT) or SIGTERM sets, so a watch ends between polls, exit status 0.
+
+    Both are handled here rather than left to Python's default: a process
+    started in the background by a shell ignores SIGINT, and a service
+    manager stops with SIGTERM; either way the watch should end cleanly.
+    An ingest under way when the signal comes finishes first (the store is
+    never left half-written).
+    """
+    stop = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def changed_line(report: IngestReport) -> str:
