@@ -87,6 +87,26 @@ def test_a_burst_of_writes_is_one_re_ingest(tmp_path: Path) -> None:
     assert len(calls) == 1 and len(calls[0]) == 6  # every file of the burst, in one call
 
 
+def test_a_change_made_while_the_last_ingest_ran_is_not_missed(tmp_path: Path) -> None:
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n", encoding="utf-8")
+    before = snapshot(corpus)  # what the ingest started to read
+    (corpus / "a.md").write_text("# A, edited while the ingest ran\n", encoding="utf-8")
+    calls: list[int] = []
+    stop = threading.Event()
+
+    def changed() -> None:
+        calls.append(1)
+        stop.set()
+
+    timer = threading.Timer(DEADLINE_S, stop.set)  # a missed change ends the watch here instead of hanging
+    timer.start()
+    watch(corpus, changed, poll_s=0.05, quiet_s=0.05, stop=stop, since=before)
+    timer.cancel()
+    assert calls == [1]
+
+
 def test_the_snapshot_sees_what_ingest_reads_and_ignore_files(tmp_path: Path) -> None:
     corpus = tmp_path / "docs"
     (corpus / ".contextpull").mkdir(parents=True)

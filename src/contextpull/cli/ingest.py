@@ -15,7 +15,7 @@ from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
 from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
 from .common import add_json_option, emit
 from .progress import progress_bar
-from .watch import add_watch_option, changed_line, reingest_quietly, stop_on_signals, watch
+from .watch import add_watch_option, changed_line, reingest_quietly, snapshot, stop_on_signals, watch
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
@@ -185,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         remember(Path(report.store), corpus)
         return report
 
+    before = snapshot(corpus) if args.watch else None  # before the ingest: an edit while it runs is seen
     report = once()
     data = report.to_dict()
     if source:
@@ -199,9 +200,8 @@ def run(args: argparse.Namespace) -> int:
     if args.watch:
         print(f"contextpull: watching {corpus} for changes (Ctrl-C stops)", file=sys.stderr, flush=True)
         with stop_on_signals() as stop:
-            watch(
-                corpus, reingest_quietly(lambda: changed_line(once(reembed=False))), poll_s=args.watch_poll, stop=stop
-            )
+            handler = reingest_quietly(lambda: changed_line(once(reembed=False)))
+            watch(corpus, handler, poll_s=args.watch_poll, stop=stop, since=before)
     return 0
 
 

@@ -19,7 +19,7 @@ from ..server.launch import LAUNCHERS, http_entry, serve_argv, stdio_entry
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 from .common import add_json_option, add_store_option, emit, resolve_store_path
 from .progress import progress_bar
-from .watch import add_watch_option, changed_line, reingest_quietly, watch
+from .watch import Snapshot, add_watch_option, changed_line, reingest_quietly, snapshot, watch
 
 if TYPE_CHECKING:
     from ..store.artifact import Follower
@@ -176,9 +176,11 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     if args.transport == "stdio" and args.ui:
         raise BadArgument("--ui applies to --transport http only", "add --transport http, or run `contextpull ui`")
+    watched = _watched_folder(args)
+    before = snapshot(watched) if watched else None  # before the ingest: an edit while it runs is seen
     store_path = store_to_serve(args)
-    if args.watch:
-        _watch_in_background(args)
+    if watched:
+        _watch_in_background(watched, args.watch_poll, before)
     log = server.CallLog(sys.stderr) if args.log else None
     if args.max_result_chars < 1000:
         raise BadArgument("--max-result-chars must be at least 1000", "results need room for their pointers")
@@ -330,20 +332,27 @@ def add_poll_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _watch_in_background(args: argparse.Namespace) -> None:
-    """Re-ingest the served folder on a thread whenever it changes (``serve DIR --watch``)."""
-    import threading
-
-    from ..ingestion.run import ingest
-
+def _watched_folder(args: argparse.Namespace) -> Path | None:
+    """The folder ``serve --watch`` re-ingests (None without ``--watch``); a one-line error when PATH is not one."""
+    if not args.watch:
+        return None
     target = Path(args.path) if args.path else None
     if target is None or not target.is_dir():
         raise BadArgument("--watch needs PATH to be a corpus folder", "serve a folder: `contextpull serve DIR --watch`")
     if args.watch_poll <= 0:
         raise BadArgument("--watch-poll must be more than 0 seconds", "omit it for the default")
+    return target
+
+
+def _watch_in_background(target: Path, poll_s: float, since: Snapshot | None) -> None:
+    """Re-ingest the served folder on a thread whenever it changes (``serve DIR --watch``)."""
+    import threading
+
+    from ..ingestion.run import ingest
+
     handler = reingest_quietly(lambda: changed_line(ingest(target)))
     thread = threading.Thread(
-        target=watch, args=(target, handler), kwargs={"poll_s": args.watch_poll}, name="watch", daemon=True
+        target=watch, args=(target, handler), kwargs={"poll_s": poll_s, "since": since}, name="watch", daemon=True
     )
     thread.start()
     print(f"contextpull: watching {target} for changes", file=sys.stderr, flush=True)

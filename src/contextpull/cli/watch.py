@@ -70,10 +70,16 @@ def watch(
     poll_s: float = DEFAULT_POLL_S,
     quiet_s: float = DEFAULT_QUIET_S,
     stop: threading.Event | None = None,
+    since: Snapshot | None = None,
 ) -> None:
-    """Call ``on_change`` after each change under ``root`` once it has been quiet ``quiet_s``; until ``stop``."""
+    """Call ``on_change`` after each change under ``root`` once it has been quiet ``quiet_s``; until ``stop``.
+
+    ``since`` is the folder as the last ingest started to read it (taken
+    before that ingest), so a change made while it ran is not missed; each
+    later ingest is compared with the snapshot taken before it, likewise.
+    """
     stop = stop or threading.Event()
-    last = snapshot(root)
+    last = snapshot(root) if since is None else since
     while not stop.wait(poll_s):
         now = snapshot(root)
         if now == last:
@@ -86,7 +92,7 @@ def watch(
         if stop.is_set():
             return
         on_change()
-        last = snapshot(root)
+        last = now
 
 
 @contextmanager
