@@ -354,7 +354,10 @@ def test_the_nearest_section_takes_the_vector_slot_and_nothing_else_moves(rankin
         assert fused == exact
         return
     nearest = vector[0]
-    assert fused.index(nearest) == min(exact.index(nearest), VECTOR_SLOT - 1)
+    if nearest in {rowid for rowid, _ in lexical}:
+        assert fused.index(nearest) == min(exact.index(nearest), VECTOR_SLOT - 1)
+    else:  # only the vectors found it: no slot
+        assert fused.index(nearest) == exact.index(nearest)
     assert [r for r in fused if r != nearest] == [r for r in exact if r != nearest]
 
 
@@ -364,8 +367,9 @@ def test_fusion_keeps_word_order_lists_each_candidate_once_and_scores_fall(ranki
     fused = fuse(lexical, vector, exact)
     ids = [rowid for rowid, _ in fused]
     assert sorted(ids) == sorted({rowid for rowid, _ in lexical} | set(vector))
-    moved = {vector[0]} if vector and not exact else set()
-    words = {rowid for rowid, _ in lexical} - moved
+    found = {rowid for rowid, _ in lexical}
+    moved = {vector[0]} if vector and not exact and vector[0] in found else set()
+    words = found - moved
     assert [rowid for rowid in ids if rowid in words] == [rowid for rowid, _ in lexical if rowid in words]
     scores = [score for _, score in fused]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
@@ -392,12 +396,17 @@ def test_a_weak_word_hit_can_be_passed_by_a_vector_hit_a_strong_one_cannot() -> 
     assert [rowid for rowid, _ in fuse(lexical, [4, 8], exact=True)] == [1, 2, 3, 4, 8]  # vectors like 4
 
 
-def test_the_nearest_section_earns_the_third_place_unless_the_query_names_a_family() -> None:
-    lexical = [(1, 10.0), (2, 9.0), (3, 8.0), (4, 7.0)]  # all confident: a paraphrase's everyday words
-    assert [rowid for rowid, _ in fuse(lexical, [9, 3])] == [1, 2, 9, 3, 4]
-    assert [rowid for rowid, _ in fuse(lexical, [4, 9])] == [1, 2, 4, 3, 9]  # a word hit moves up the same way
-    assert [rowid for rowid, _ in fuse(lexical, [2, 9])] == [1, 2, 3, 4, 9]  # already above the slot: stays
-    assert [rowid for rowid, _ in fuse(lexical, [9, 3], exact=True)] == [1, 2, 3, 4, 9]
+def test_the_nearest_word_hit_earns_the_third_place_unless_the_query_names_a_family() -> None:
+    lexical = [(1, 10.0), (2, 9.0), (3, 8.0), (4, 7.0), (5, 1.0)]  # 1-4 confident: a paraphrase's everyday words
+    assert [rowid for rowid, _ in fuse(lexical, [5, 9])] == [1, 2, 5, 3, 4, 9]  # weak word hit, nearest: moves up
+    assert [rowid for rowid, _ in fuse(lexical, [4, 9])] == [1, 2, 4, 3, 5, 9]  # a confident one moves the same way
+    assert [rowid for rowid, _ in fuse(lexical, [2, 9])] == [1, 2, 3, 4, 5, 9]  # already above the slot: stays
+    assert [rowid for rowid, _ in fuse(lexical, [5, 9], exact=True)] == [1, 2, 3, 4, 5, 9]
+
+
+def test_a_nearest_section_the_words_did_not_find_takes_no_slot() -> None:
+    lexical = [(1, 10.0), (2, 9.0), (3, 8.0), (4, 7.0)]  # a table lookup whose fourth word hit is the answer
+    assert [rowid for rowid, _ in fuse(lexical, [9, 3])] == [1, 2, 3, 4, 9]
 
 
 def test_a_family_query_keeps_its_word_hits_in_hybrid_search(tmp_path: Path) -> None:

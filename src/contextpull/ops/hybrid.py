@@ -11,11 +11,14 @@ are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
 * below them, the remaining word hits and the sections found by vectors are
   merged by RRF, except that word hits keep their order among themselves (a
   section found only by its vector can pass a weak word hit, never reorder two);
-* the one section nearest by vector earns rank :data:`VECTOR_SLOT` at worst:
-  a question worded unlike its answer (paraphrase) fills the top with
-  confident hits on its everyday words, and the nearest section is the
-  vectors' best guess at what they missed. Not for a query naming an
-  identifier family by prefix (``PIP_*``): its words are exact evidence.
+* the one section nearest by vector earns rank :data:`VECTOR_SLOT` at worst
+  when the words found it too (it is among the word hits): a question worded
+  unlike its answer (paraphrase) fills the top with confident hits on its
+  everyday words, and a section both rankings found is the best guess at what
+  they missed. A nearest section the words did not find at all gets no slot:
+  on a table lookup it pushed a correct fifth word hit out (ADR 010, decision
+  5). Not for a query naming an identifier family by prefix (``PIP_*``): its
+  words are exact evidence.
 
 A query whose words find little (few hits, or hits far weaker than the best)
 is thus answered by the vectors; a query the words answer well keeps its
@@ -127,9 +130,9 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
 
     Returns ``(rowid, fused score)`` for every candidate, best first; the
     score is ``1 / (60 + position)``, the reciprocal-rank form, so it falls
-    down the list whatever side a hit came from. ``exact`` (the query names
-    an identifier family by prefix) keeps the nearest section where the
-    merge put it. Deterministic: ties go to the word hit, and each side's
+    down the list whatever side a hit came from. The nearest section takes
+    :data:`VECTOR_SLOT` only when it is also a word hit; ``exact`` (the query
+    names an identifier family by prefix) keeps it where the merge put it. Deterministic: ties go to the word hit, and each side's
     order is a total order.
     """
     confident = confident_count([score for _, score in lexical])
@@ -150,7 +153,7 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
             merged.append(only_vector[v])
             v += 1
     order = head + merged
-    if vector and not exact:
+    if vector and not exact and (vector[0] in taken or vector[0] in in_words):
         at = order.index(vector[0])
         if at >= VECTOR_SLOT:
             order.insert(VECTOR_SLOT - 1, order.pop(at))
