@@ -365,6 +365,8 @@ def test_a_local_model_plans_searches_each_part_reads_for_each_and_cites_what_it
     assert adapter.generate(QUESTION) == f"21 days. [{first[0]}]"
     plan, search_1, search_2, read_1, read_2, answer = (_options(schema) for schema in llm.schemas)
     assert set(plan) == {"plan"}  # the first turn is the plan, and nothing else
+    parts = plan["plan"]["properties"]["arguments"]["properties"]["parts"]
+    assert parts["minItems"] == parts["maxItems"] == 2  # one query for each side, or two wordings
     assert set(search_1) == {"search"} and set(search_2) == {"search"}
     assert search_1["search"]["properties"]["arguments"]["properties"]["query"] == {
         "enum": ["travel booking", "hotel nights"]

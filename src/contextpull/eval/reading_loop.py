@@ -5,10 +5,15 @@ one search per question and answered from its snippets: the published
 "ids read" rows were 0.000 and 0.200. A grammar can require what a careful
 agent does, turn by turn, without a word list or a rule about the corpus:
 
-1. **plan**: the first reply names the separate things the question asks
-   about (``{"action": "plan", "arguments": {"parts": [...]}}``, one to
-   two short search queries: one per version, document or identifier to
-   compare, one for a plain question);
+1. **plan**: the first reply gives two short search queries
+   (``{"action": "plan", "arguments": {"parts": [...]}}``): one for each
+   of the two things a comparison names (versions, documents, options), or
+   for any other question two wordings of what it asks. Allowed one part,
+   the model planned one query for a question naming two things and never
+   searched the second side (comparison ids read 0.250 against search's
+   1.000 on the bundled corpus); two wordings of a plain question cost one
+   search more, and a read more only when the second wording's first three
+   hits hold no section read for the first;
 2. **search each part**: until every part has been searched, the only
    action is ``search`` with the query one of the parts not yet searched;
 3. **read for each part**: until every part has a read section among its
@@ -38,13 +43,13 @@ MAX_PARTS = 2
 #: a part counts as read once one of its first this many hits is read
 READ_FROM = 3
 #: bump when the grammar or its prompt changes: part of a run's cache key
-VERSION = 2
+VERSION = 3
 PLAN_PROMPT = (
     "Work in steps. First reply with a plan: "
-    '{"action": "plan", "arguments": {"parts": ["..."]}}: one short search query for each separate thing the '
-    f"question asks about (at most {MAX_PARTS}: the two versions or documents it compares; for any other "
-    "question one query, the question in a few words). Then search each part, read a section found for each "
-    "part, and answer citing the ids you read."
+    '{"action": "plan", "arguments": {"parts": ["...", "..."]}}: two short search queries. When the question '
+    "compares or names two things (two versions, documents, options or names), one query for each of them; "
+    "for any other question, the question in a few words and then in other words. Then search each part, "
+    "read a section found for each part, and answer citing the ids you read."
 )
 _PLAN_TOOL = {
     "name": PLAN,
@@ -54,7 +59,7 @@ _PLAN_TOOL = {
             "parts": {
                 "type": "array",
                 "items": {"type": "string", "minLength": 2, "maxLength": 120},
-                "minItems": 1,
+                "minItems": MAX_PARTS,
                 "maxItems": MAX_PARTS,
             }
         },
