@@ -254,6 +254,17 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
+def host_names(host: str, port: int, allowed_hosts: Iterable[str] = ()) -> list[str]:
+    """The ``Host`` values that name this server: the bound address or a loopback name with ``port``,
+    and each of ``allowed_hosts`` with ``port`` or none (as behind a proxy on a default port).
+
+    The MCP endpoint's DNS-rebinding check and the web page's guard both allow exactly these.
+    """
+    local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
+    extra = [form for name in allowed_hosts for form in (url_host(name), f"{url_host(name)}:{port}")]
+    return list(dict.fromkeys([*local, *extra]))
+
+
 def http_app(
     server: Server[Any],
     *,
@@ -278,9 +289,7 @@ def http_app(
     displace a session. With ``health`` (the store's path), ``GET /healthz``
     answers a load balancer in front of all of that (:mod:`.health`).
     """
-    local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
-    extra = [form for name in allowed_hosts for form in (url_host(name), f"{url_host(name)}:{port}")]
-    hosts = list(dict.fromkeys([*local, *extra]))
+    hosts = host_names(host, port, allowed_hosts)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,

@@ -32,7 +32,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..paths import bench_dir
-from ..server.app import LOOPBACK_NAMES, StoreReaders, url_host
+from ..server.app import StoreReaders, host_names
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
 
 UI_PREFIX = "/ui"
@@ -85,7 +85,7 @@ def ui_app(
         *(Route(f"/api/{tool}", page.tool_route(tool), methods=["GET"]) for tool in _ARGUMENTS),
     ]
     app = Starlette(routes=routes)
-    return UiGuard(app, hosts=_hosts(host, port, allowed_hosts), token=token, prefix=prefix)
+    return UiGuard(app, hosts=frozenset(host_names(host, port, allowed_hosts)), token=token, prefix=prefix)
 
 
 def mounted(mcp: ASGIApp, ui: ASGIApp, prefix: str = UI_PREFIX) -> ASGIApp:
@@ -100,13 +100,6 @@ def mounted(mcp: ASGIApp, ui: ASGIApp, prefix: str = UI_PREFIX) -> ASGIApp:
         await mcp(scope, receive, send)
 
     return route
-
-
-def _hosts(host: str, port: int, allowed: Iterable[str]) -> frozenset[str]:
-    """The ``Host`` values that name this server: as the MCP server's DNS-rebinding check allows them."""
-    local = [f"{name}:{port}" for name in dict.fromkeys([url_host(host), *LOOPBACK_NAMES])]
-    extra = [form for name in allowed for form in (url_host(name), f"{url_host(name)}:{port}")]
-    return frozenset([*local, *extra])
 
 
 class UiGuard:
