@@ -125,8 +125,47 @@ def verdict_table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: the summary's columns after the best push row: (heading, the start of the row's name in the run)
+SUMMARY_COLUMNS = (
+    ("search", "contextpull search"),
+    ("scripted pull (no model)", "pull reference: scripted"),
+    ("local model, ids read", "pull, ids read ("),
+    ("local model, strict reads", "pull, strict reads ("),
+)
+
+
+def summary_table() -> str:
+    """One table over every published run: per corpus and shape, the best push row against search and pull.
+
+    Recall@k on the run's sampled questions (every row on the same
+    questions), taken from each run's verdict; a run without one is left out.
+    """
+    lines = [
+        "| corpus | shape | n | best push row | recall | " + " | ".join(h for h, _ in SUMMARY_COLUMNS) + " |",
+        "|---|---|---|---|---|" + "---|" * len(SUMMARY_COLUMNS),
+    ]
+    for path in sorted(RESULTS.glob("*/results.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        blocks = data.get("verdict") or {}
+        for v in blocks.get("sample") or blocks.get("all") or []:
+            cells = []
+            for _, prefix in SUMMARY_COLUMNS:
+                recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
+                cells.append("—" if recall is None else f"{recall:.3f}")
+            lines.append(
+                f"| {path.parent.name} | {v['shape']} | {v['n']} | {v['best_push']} | {v['best_push_recall']:.3f} | "
+                + " | ".join(cells)
+                + " |"
+            )
+    return "\n".join([*lines, ""])
+
+
 def regenerate(text: str) -> str:
-    return MARKER.sub(lambda m: m.group(1) + table(m.group("name")) + m.group(4), text)
+    def block(m: re.Match[str]) -> str:
+        name = m.group("name")
+        return m.group(1) + (summary_table() if name == "summary" else table(name)) + m.group(4)
+
+    return MARKER.sub(block, text)
 
 
 def main() -> int:

@@ -1,0 +1,25 @@
+"""The published tables in README.md and benchmarks/RESULTS.md are what the committed results.json files say."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import results_tables
+
+
+def test_every_published_table_is_regenerated_from_its_results() -> None:
+    for path in results_tables.TARGETS:
+        text = path.read_text(encoding="utf-8")
+        assert results_tables.regenerate(text) == text, f"run `python benchmarks/results_tables.py`: {path.name}"
+
+
+def test_the_summary_has_a_line_per_corpus_and_shape_with_the_best_push_row() -> None:
+    lines = results_tables.summary_table().splitlines()
+    assert lines[0].startswith("| corpus | shape | n | best push row | recall | search |")
+    corpora = {line.split(" | ")[0].strip("| ") for line in lines[2:]}
+    assert {"sample-corpus", "uv-docs"} <= corpora
+    assert all(line.count("|") == lines[0].count("|") for line in lines[2:])
