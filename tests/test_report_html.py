@@ -36,7 +36,9 @@ def test_the_report_is_one_offline_file_that_marks_the_best_push_row_of_every_bl
     assert "<script" not in page and not re.search(r"(src|href)=['\"]https?:", page)  # nothing to fetch
     assert page.count("<figure class='chart'>") == sum(expected_charts(folder) for folder in RUNS)
     for folder in RUNS:
-        verdict = json.loads((folder / "results.json").read_text(encoding="utf-8"))["verdict"]["all"]
+        results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+        assert f"{max(len(row['questions']) for row in results['rows'])} questions; k=" in page  # scored, not asked
+        verdict = results["verdict"]["all"]
         for block in verdict:
             assert f"{block['best_push'][:49]}" in page and " ★</text>" in page
     misses = [json.loads(line) for line in (RUNS[0] / "misses.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -51,6 +51,11 @@ def render_report(runs: Sequence[Path]) -> str:
     )
 
 
+def _question_count(evalset: dict[str, Any], rows: list[dict[str, Any]]) -> int:
+    """The questions the run scored: the most any row answered (``evalset["n"]`` is how many were asked for)."""
+    return max((len(row.get("questions", [])) for row in rows), default=0) or int(evalset.get("n") or 0)
+
+
 def _run_section(folder: Path, index: int) -> str:
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     rows = results["rows"]
@@ -61,7 +66,7 @@ def _run_section(folder: Path, index: int) -> str:
     parts.append(
         "<p class='meta'>"
         + escape(
-            f"{len(evalset.get('questions', [])) or evalset.get('n', '')} questions; k={k}; "
+            f"{_question_count(evalset, rows)} questions; k={k}; "
             f"commit {str(provenance.get('commit', '?'))[:12]}; "
             f"models: {', '.join(sorted(results.get('models') or {})) or 'none'}"
         )
