@@ -144,9 +144,13 @@ def summary_table() -> str:
         "| corpus | shape | n | best push row | recall | " + " | ".join(h for h, _ in SUMMARY_COLUMNS) + " |",
         "|---|---|---|---|---|" + "---|" * len(SUMMARY_COLUMNS),
     ]
+    made = []
     for path in sorted(RESULTS.glob("*/results.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         blocks = data.get("verdict") or {}
+        commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
+        fingerprint = (data.get("behaviour") or {}).get("key", "none")
+        made.append(f"{path.parent.name} at commit {commit} (behaviour fingerprint {fingerprint})")
         for v in blocks.get("sample") or blocks.get("all") or []:
             cells = []
             for _, prefix in SUMMARY_COLUMNS:
@@ -157,7 +161,7 @@ def summary_table() -> str:
                 + " | ".join(cells)
                 + " |"
             )
-    return "\n".join([*lines, ""])
+    return "\n".join([*lines, "", f"_Runs: {'; '.join(made)}._", ""])
 
 
 def regenerate(text: str) -> str:
