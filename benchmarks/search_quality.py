@@ -67,7 +67,7 @@ from pushpull.chunks import Chunk
 from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
 from pushpull.evalset.build import fingerprint
 from pushpull.pipeline import push_rows
-from pushpull.questions import SHAPES, Question
+from pushpull.questions import BLOCKS, SHAPES, Question
 from pushpull.retrievers import push_row_name
 from pushpull.scoring.metrics import reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
@@ -265,15 +265,22 @@ def _cell(recall: float, mrr: float) -> str:
     return f"{recall:.3f} {mrr:.3f}"
 
 
+def _blocks(block: Scored) -> list[str]:
+    """The question blocks ``block`` scored, in :data:`BLOCKS` order: the shapes, and a phrased twin where the set has one."""
+    return [name for name in BLOCKS if any(name in row.by_shape for row in block.rows)]
+
+
 def render(scored: Sequence[Scored]) -> str:
-    """The table: one block per corpus and eval set, a row per configuration, R@k and MRR@k per shape."""
+    """The table: one block per corpus and eval set, a row per configuration, R@k and MRR@k per question block."""
     lines: list[str] = []
     for block in scored:
-        shapes = [shape for shape in SHAPES if shape in block.counts]
-        counts = ", ".join(f"{shape} {block.counts[shape]}" for shape in shapes)
+        counts = ", ".join(f"{shape} {block.counts[shape]}" for shape in SHAPES if shape in block.counts)
+        shapes = _blocks(block)
         lines.append(f"{block.corpus} · {block.evalset} · {block.questions} questions ({counts})")
         width = max([28, *(len(row.name) for row in block.rows)])
-        header = f"{'row':{width}} {'overall':>13}" + "".join(f" {shape:>13}" for shape in shapes)
+        header = f"{'row':{width}} {'overall':>13}" + "".join(
+            f" {shape.replace('aggregation', 'agg.'):>13}" for shape in shapes
+        )
         lines.append(header)
         lines.append(f"{'':{width}} {'R@5   MRR@5':>13}" + "".join(f" {'R@5   MRR@5':>13}" for _ in shapes))
         for row in block.rows:
@@ -333,7 +340,7 @@ def _lexical_targets(block: Scored) -> list[tuple[str, bool, str]]:
     if search is None:
         return []
     checks: list[tuple[str, bool, str]] = []
-    for shape in ["overall", *(s for s in SHAPES if s in block.counts)]:
+    for shape in ["overall", *_blocks(block)]:
         best = best_push(block, shape)
         if best is None:
             continue
