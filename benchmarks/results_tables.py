@@ -88,19 +88,26 @@ def table(name: str) -> str:
     return "\n".join([f"_{_provenance(data)}._", "", *lines, "", sampled_note, "", *verdict_table(data), ""])
 
 
-def verdict_table(data: dict[str, Any]) -> list[str]:
-    """The run's verdict per shape as markdown: the best push row on each shape and every other row against it.
+def verdict_blocks(data: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """The run's verdict per shape, and whether it is the sampled one (every row on the same questions).
 
-    Taken from the sampled block where the run sampled rows (every row on the
-    same questions), else from the block over all questions; nothing for a
-    run recorded before verdicts were.
+    The sampled block where the run sampled rows, else the block over all
+    questions; nothing for a run recorded before verdicts were.
     """
     blocks = data.get("verdict") or {}
-    found = blocks.get("sample") or blocks.get("all") or []
+    if blocks.get("sample"):
+        return list(blocks["sample"]), True
+    return list(blocks.get("all") or []), False
+
+
+def verdict_table(data: dict[str, Any]) -> list[str]:
+    """The run's verdict per shape (:func:`verdict_blocks`) as markdown: the best push row on each shape and
+    every other row against it."""
+    found, sampled = verdict_blocks(data)
     if not found:
         return []
     names = list(dict.fromkeys(name for v in found for name in v["recall"]))
-    where = "the sampled questions" if blocks.get("sample") else "every question"
+    where = "the sampled questions" if sampled else "every question"
     lines = [
         (
             f"Verdict per shape, recall@{data['k']} on {where}: the best push row on that shape's questions, "
@@ -137,8 +144,8 @@ SUMMARY_COLUMNS = (
 def summary_table() -> str:
     """One table over every published run: per corpus and shape, the best push row against search and pull.
 
-    Recall@k on the run's sampled questions (every row on the same
-    questions), taken from each run's verdict; a run without one is left out.
+    Recall@k from each run's verdict (:func:`verdict_blocks`: the sampled
+    questions, where every row answered the same ones); a run without one is left out.
     """
     lines = [
         "| corpus | shape | n | best push row | recall | " + " | ".join(h for h, _ in SUMMARY_COLUMNS) + " |",
@@ -147,11 +154,10 @@ def summary_table() -> str:
     made = []
     for path in sorted(RESULTS.glob("*/results.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        blocks = data.get("verdict") or {}
         commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
         fingerprint = (data.get("behaviour") or {}).get("key", "none")
         made.append(f"{path.parent.name} at commit {commit} (behaviour fingerprint {fingerprint})")
-        for v in blocks.get("sample") or blocks.get("all") or []:
+        for v in verdict_blocks(data)[0]:
             cells = []
             for _, prefix in SUMMARY_COLUMNS:
                 recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
@@ -172,21 +178,28 @@ def regenerate(text: str) -> str:
     return MARKER.sub(block, text)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its results; write nothing")
-    args = parser.parse_args()
-    stale = []
+def stale() -> dict[Path, str]:
+    """Each of :data:`TARGETS` whose tables differ from what the results say, with its regenerated text."""
+    changed = {}
     for path in TARGETS:
         old = path.read_text(encoding="utf-8")
         new = regenerate(old)
         if new != old:
-            stale.append(path)
-            if not args.check:
-                path.write_text(new, encoding="utf-8")
+            changed[path] = new
+    return changed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its results; write nothing")
+    args = parser.parse_args()
+    changed = stale()
+    if not args.check:
+        for path, new in changed.items():
+            path.write_text(new, encoding="utf-8")
     verb = "differ from their results" if args.check else "regenerated"
-    print(f"{verb}: {', '.join(str(p.relative_to(REPO)) for p in stale) or 'nothing'}")
-    return 1 if args.check and stale else 0
+    print(f"{verb}: {', '.join(str(p.relative_to(REPO)) for p in changed) or 'nothing'}")
+    return 1 if args.check and changed else 0
 
 
 if __name__ == "__main__":
