@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import contextpull_vec
+from contextpull.analysis.terms import analyse_query, index_terms
 from contextpull.ops.hybrid import DEPTH, StoreVectors, fuse, vectors_can_change
 from contextpull.ops.operations import DEFAULT_SEARCH_LIMIT, Ops
 from contextpull.ops.ranking import RankedSection, rank
-from contextpull.terms import analyse_query, index_terms
 
 QUESTIONS = 50
 WORDS = 10

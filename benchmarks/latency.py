@@ -29,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from contextpull.analysis.terms import index_terms, is_compound, tokens
 from contextpull.ops.operations import Ops
 from contextpull.store.queries import fts_quote
-from contextpull.terms import index_terms, is_compound, tokens
 
 SAMPLE = 200
 RARE_MAX = 5

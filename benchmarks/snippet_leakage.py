@@ -33,10 +33,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.ingestion.run import ingest
-from contextpull.terms import ANALYSIS_VERSION
 from pushpull.provenance import provenance
 
 REPO = Path(__file__).resolve().parents[1]

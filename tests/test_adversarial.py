@@ -6,13 +6,13 @@ import sqlite3
 
 import pytest
 
+from contextpull.analysis.tokens import estimate_tokens
 from contextpull.errors import FormatVersionError, NotAStore
 from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.discover import OUTSIDE_ROOT, SEEN_FOLDER
 from contextpull.ingestion.run import ingest
 from contextpull.store import Store
 from contextpull.store.schema import FORMAT_VERSION
-from contextpull.tokens import estimate_tokens
 
 HOSTILE = {
     "empty.md": "",

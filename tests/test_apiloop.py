@@ -351,11 +351,11 @@ def _local(store: Path, replies: list[dict[str, Any]], mode: str = "read") -> tu
 
 
 def test_a_local_model_plans_searches_each_part_reads_for_each_and_cites_what_it_read(store: Path) -> None:
-    first, second = hits(store, "travel booking"), hits(store, "hotel nights")
+    first, second = hits(store, "retention period"), hits(store, "spec sheet weight")
     replies = [
-        {"action": "plan", "arguments": {"parts": ["travel booking", "hotel nights"]}},
-        {"action": "search", "arguments": {"query": "travel booking"}},
-        {"action": "search", "arguments": {"query": "hotel nights"}},
+        {"action": "plan", "arguments": {"parts": ["retention period", "spec sheet weight"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
+        {"action": "search", "arguments": {"query": "spec sheet weight"}},
         {"action": "read", "arguments": {"id": first[0]}},
         {"action": "read", "arguments": {"id": second[0]}},
         {"action": "answer", "answer": {"text": "21 days.", "cite": [first[0]]}},
@@ -369,9 +369,9 @@ def test_a_local_model_plans_searches_each_part_reads_for_each_and_cites_what_it
     assert parts["minItems"] == parts["maxItems"] == 2  # one query for each side, or two wordings
     assert set(search_1) == {"search"} and set(search_2) == {"search"}
     assert search_1["search"]["properties"]["arguments"]["properties"]["query"] == {
-        "enum": ["travel booking", "hotel nights"]
+        "enum": ["retention period", "spec sheet weight"]
     }
-    assert search_2["search"]["properties"]["arguments"]["properties"]["query"] == {"enum": ["hotel nights"]}
+    assert search_2["search"]["properties"]["arguments"]["properties"]["query"] == {"enum": ["spec sheet weight"]}
     assert set(read_1) == {"read"}  # no answer, no other search, until each part has a read section
     assert read_1["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == unique([*first[:3], *second[:3]])
     if first[0] not in second:
@@ -385,10 +385,10 @@ def test_a_local_model_plans_searches_each_part_reads_for_each_and_cites_what_it
 
 
 def test_a_part_whose_search_finds_nothing_needs_no_read(store: Path) -> None:
-    found = hits(store, "travel booking")
+    found = hits(store, "retention period")
     replies = [
-        {"action": "plan", "arguments": {"parts": ["travel booking", "zzzqqq"]}},
-        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "plan", "arguments": {"parts": ["retention period", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
         {"action": "search", "arguments": {"query": "zzzqqq"}},
         {"action": "read", "arguments": {"id": found[0]}},
         {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
@@ -398,12 +398,35 @@ def test_a_part_whose_search_finds_nothing_needs_no_read(store: Path) -> None:
     assert "answer" in _options(llm.schemas[-1])
 
 
+def test_a_part_whose_best_hits_come_from_two_documents_reads_a_section_of_each(store: Path) -> None:
+    """Planned as one query, the two sides of a comparison are two documents at the top of its hits."""
+    both = "Travel and expense policy (2024) and Travel and expense policy (2025)"
+    found = hits(store, both)
+    first_doc, second_doc = (sid.rpartition("#")[0] for sid in found[:2])
+    assert first_doc != second_doc  # what the test is about: the best two hits are the two sides
+    second_side = [sid for sid in found[:3] if sid.rpartition("#")[0] == second_doc]
+    replies = [
+        {"action": "plan", "arguments": {"parts": [both, "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": both}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "read", "arguments": {"id": second_side[0]}},
+        {"action": "answer", "answer": {"text": "45 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    assert adapter.retrieve(QUESTION, 5) == [found[0], second_side[0]]
+    second_read = _options(llm.schemas[4])
+    assert set(second_read) == {"read"}  # the first side read, the part still waits for the second
+    assert second_read["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == second_side
+    assert "answer" in _options(llm.schemas[5])
+
+
 def test_the_last_turn_offers_only_the_answer_once_a_section_was_read(store: Path) -> None:
     """Offered more reading on its last turn, the model read on and hit the turn limit with the answer read."""
-    found = hits(store, "travel booking")
+    found = hits(store, "retention period")
     replies = [
-        {"action": "plan", "arguments": {"parts": ["travel booking"]}},
-        {"action": "search", "arguments": {"query": "travel booking"}},
+        {"action": "plan", "arguments": {"parts": ["retention period"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
         {"action": "read", "arguments": {"id": found[0]}},
         {"action": "read", "arguments": {"id": found[1]}},
         {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},

@@ -93,13 +93,13 @@ def test_ingest_gives_the_garbage_collector_back_as_it_found_it(
     from contextpull.ingestion import run as ingestion
 
     during: list[tuple[tuple[int, ...], int]] = []
-    real = ingestion.ingest
+    real = ingestion.ingest_with
 
     def observed(*args: object, **kwargs: object) -> object:
         during.append((gc.get_threshold(), gc.get_freeze_count()))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ingestion, "ingest", observed)
+    monkeypatch.setattr(ingestion, "ingest_with", observed)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
     before = gc.get_threshold()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from contextpull.analysis.tokens import estimate_tokens
 from contextpull.ingestion.discover import UNSUPPORTED
 from contextpull.ingestion.run import ingest
 from contextpull.parse.formats import format_for
 from contextpull.store import Store
-from contextpull.tokens import estimate_tokens
 
 #: the large ones take several seconds each on a loaded 2-core machine
 SLOW = {"semconv-docs", "pnpm-docs"}

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.eval import fingerprint, replay
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.eval.fingerprint import Fingerprint
 from contextpull.eval.replay import ReplayRefused
-from contextpull.terms import ANALYSIS_VERSION
 from pull_support import store  # noqa: F401 (store is a fixture)
 from pushpull.models import Ledger, RetryPolicy
 from pushpull.models.local_model import recorded_sha256
@@ -25,20 +25,19 @@ QUESTION = "How many days before departure must travel be booked?"
 def test_the_fingerprint_covers_everything_that_shapes_a_tool_result_or_a_prompt() -> None:
     files = fingerprint.file_hashes()
     for name in (
-        "contextpull/terms.py",
+        "contextpull/analysis/terms.py",
         "contextpull/ops/ranking.py",
         "contextpull/ops/snippets.py",
         "contextpull/ops/results.py",
         "contextpull/tools/schemas.py",
         "contextpull/tools/instructions.py",
-        "contextpull/index.py",
+        "contextpull/contents/index.py",
         "contextpull/errors.py",
         "contextpull/eval/apiloop.py",
         "pushpull/models/local_provider.py",
         # missed by the hand list this walk replaced: every hint in a tool result, the index header
         "contextpull/syntax.py",
-        "contextpull/summaries.py",
-        "contextpull/parse/summary.py",
+        "contextpull/contents/summaries.py",
         "pushpull/scoring/judge.py",
         "contextpull_vec/data/minilm-static-256.npz",
     ):

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contextpull.analysis.vectors import VectorIndex, to_blobs
 from contextpull.errors import BadArgument, EmbeddingFailed, MixedModels
 from contextpull.ingestion.run import ingest
 from contextpull.ops.hybrid import CONFIDENT_SHARE, DEPTH, VECTOR_SLOT, confident_count, fuse, vectors_can_change
@@ -23,7 +24,6 @@ from contextpull.ops.operations import Ops
 from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
 from contextpull.tools.schemas import TOOLS, call_json
-from contextpull.vectors import VectorIndex, to_blobs
 from contextpull_vec.static import STATIC_NAME, StaticEmbedder
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
 from ops_support import write_corpus

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from contextpull.analysis.tokens import estimate_tokens
+from contextpull.contents.index import SUMMARY_SOURCE, build_index, index_for_prefix, normalise_prefix
 from contextpull.errors import BadFilter
-from contextpull.index import SUMMARY_SOURCE, build_index, index_for_prefix, normalise_prefix
 from contextpull.ingestion.run import ingest
 from contextpull.store import DocumentEntry, Store
-from contextpull.tokens import estimate_tokens
 
 FP = "f" * 64
 

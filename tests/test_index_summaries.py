@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from contextpull.contents.summaries import OFFLINE
 from contextpull.ingestion.run import ingest
 from contextpull.store import Store
-from contextpull.summaries import OFFLINE
 from fakes import anthropic_server, openai_server
 from fakes.scripted import Request
 

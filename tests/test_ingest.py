@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.cli import main
 from contextpull.errors import FormatVersionError, StoreLocked
 from contextpull.ingestion.analyse import EMPTY
@@ -19,7 +20,6 @@ from contextpull.ingestion.run import corpus_fingerprint, default_store_path, in
 from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from contextpull.store.writer import StoreWriter
-from contextpull.terms import ANALYSIS_VERSION
 
 FILES = {
     "intro.md": "# Introduction\n\nFolders become tools.\n\n## Why\n\nBecause context is small.\n",

@@ -5,8 +5,10 @@ directly in ``contextpull/`` are the shared core. ``server``, ``cli``,
 ``eval`` and ``ui`` are surfaces; every other folder is core. ``contextpull_mdinline`` is a leaf both
 packages share. Rules:
 
+- at most 8 modules sit directly in ``contextpull/``: the rest live in the folder named for what they hold;
 - the core never imports a surface or the harness;
-- ``parse`` imports only the shared core (and itself);
+- ``analysis`` imports only the shared core (and itself);
+- ``parse`` imports only the shared core, ``analysis`` and ``contents`` (and itself);
 - ``ops`` never imports ``ingestion`` or ``parse``;
 - ``eval``, ``server`` and ``ui`` never import ``cli``;
 - ``cli`` imports ``pushpull`` and ``eval`` only inside the function that needs them;
@@ -101,7 +103,13 @@ def _offenders(
 
 def test_every_layer_is_a_folder() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
-    assert {"parse", "ingestion", "store", "ops", "tools", "server", "cli", "eval"} <= folders
+    assert {"analysis", "contents", "parse", "ingestion", "store", "ops", "tools", "server", "cli", "eval"} <= folders
+
+
+def test_at_most_eight_modules_sit_in_the_package_root() -> None:
+    """A newcomer finds a module by its folder; the root keeps only what every layer shares."""
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 8, root
 
 
 def test_core_imports_no_surface_and_no_harness() -> None:
@@ -113,8 +121,13 @@ def test_core_imports_no_surface_and_no_harness() -> None:
     assert not _offenders(core, forbidden)
 
 
-def test_parse_imports_only_the_shared_core() -> None:
-    assert not _offenders({"parse"}, lambda _, name: _contextpull_layer(name) not in {None, "", "parse"})
+def test_analysis_imports_only_the_shared_core() -> None:
+    assert not _offenders({"analysis"}, lambda _, name: _contextpull_layer(name) not in {None, "", "analysis"})
+
+
+def test_parse_imports_only_the_shared_core_analysis_and_contents() -> None:
+    allowed = {None, "", "analysis", "contents", "parse"}
+    assert not _offenders({"parse"}, lambda _, name: _contextpull_layer(name) not in allowed)
 
 
 def test_ops_never_imports_ingestion_or_parse() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from contextpull.cli import main
-from contextpull.extras import extra_for, install_hint
+from contextpull.cli.extras import extra_for, install_hint
 from contextpull.server.launch import install_spec
 from server_support import copy_corpus
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import contextpull
 import contextpull.eval
 
+README = Path(__file__).resolve().parents[1] / "README.md"
+README_IMPORT = re.compile(r"^from (contextpull[\w.]*|pushpull[\w.]*) import ([\w, ]+)", re.MULTILINE)
 EVAL_MODULES = sorted(f"contextpull.eval.{m.name}" for m in pkgutil.iter_modules(contextpull.eval.__path__))
 
 
@@ -26,6 +30,18 @@ def test_the_library_surface() -> None:
         assert getattr(contextpull, name) is not None
     with pytest.raises(AttributeError):
         contextpull.not_a_name  # noqa: B018
+
+
+def test_every_name_the_readme_imports_imports() -> None:
+    """Modules moved between folders (issue 33) keep every import the README shows working."""
+    shown = [
+        (module, name.strip())
+        for module, names in README_IMPORT.findall(README.read_text())
+        for name in names.split(",")
+    ]
+    assert len(shown) >= 5
+    for module, name in shown:
+        assert getattr(importlib.import_module(module), name) is not None, f"from {module} import {name}"
 
 
 def test_tools_cli_and_harness_entry_points() -> None:

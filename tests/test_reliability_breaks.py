@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import hostile_files
+from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.cli import main
 from contextpull.errors import StoreCorrupt, StoreFromNewerVersion
 from contextpull.ingestion.run import ingest
@@ -23,7 +24,6 @@ from contextpull.parse import rst
 from contextpull.parse.xlsx import trimmed
 from contextpull.settings import FileLimits, SectionSettings
 from contextpull.store.connection import Store
-from contextpull.terms import ANALYSIS_VERSION
 from contextpull.tools.budget import fit, json_size
 from contextpull.tools.instructions import server_instructions
 from contextpull.tools.schemas import call_json

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from contextpull.analysis.names import corpus_path, path_bytes, printable
 from contextpull.errors import UnknownSection
 from contextpull.ingestion.run import ingest
-from contextpull.names import corpus_path, path_bytes, printable
 from contextpull.ops.operations import Ops
 from contextpull.records import split_section_id
 from contextpull.tools.instructions import server_instructions

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from contextpull import Ops, ingest
-from contextpull.section_terms import front_matter_length
+from contextpull.analysis.section_terms import front_matter_length
 
 PAGE = """---
 title: Pump setup

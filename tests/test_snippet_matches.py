@@ -10,8 +10,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contextpull.analysis.terms import index_terms
 from contextpull.ops.snippets import _matches, _matches_by_line, make_snippet
-from contextpull.terms import index_terms
 
 #: pieces that exercise tokens, identifiers, code spans, URLs and case folding that changes lengths
 PIECES = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from contextpull.contents.summaries import first_informative_sentence, sentences
 from contextpull.parse.sections import parse_document
-from contextpull.parse.summary import first_informative_sentence, sentences
 from contextpull.settings import SectionSettings
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextpull.section_terms import search_fields
-from contextpull.terms import analyse_query, identifiers, index_terms, stem
+from contextpull.analysis.section_terms import search_fields
+from contextpull.analysis.terms import analyse_query, identifiers, index_terms, stem
 
 
 def test_identifiers_are_kept_whole_then_split_into_pieces() -> None:

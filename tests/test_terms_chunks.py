@@ -8,7 +8,14 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextpull.terms import _is_identifier, _token_terms, index_terms, index_text, index_text_and_identifiers, tokens
+from contextpull.analysis.terms import (
+    _is_identifier,
+    _token_terms,
+    index_terms,
+    index_text,
+    index_text_and_identifiers,
+    tokens,
+)
 
 #: word characters, the token joiners, edge punctuation and every kind of whitespace
 ALPHABET = st.sampled_from(

@@ -40,8 +40,10 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` mark
     from .errors import UnknownTool as UnknownTool
     from .errors import UnreadableCorpus as UnreadableCorpus
     from .errors import WrongType as WrongType
+    from .ingestion.run import IngestOptions as IngestOptions
     from .ingestion.run import IngestReport as IngestReport
     from .ingestion.run import ingest as ingest
+    from .ingestion.run import ingest_with as ingest_with
     from .ops.operations import Ops as Ops
     from .ops.results import GrepMatch as GrepMatch
     from .ops.results import GrepResult as GrepResult
@@ -63,6 +65,7 @@ __all__ = [
     "GrepResult",
     "IndexResult",
     "IngestError",
+    "IngestOptions",
     "IngestReport",
     "MissingArgument",
     "NeighboursResult",
@@ -88,6 +91,7 @@ __all__ = [
     "WrongType",
     "__version__",
     "ingest",
+    "ingest_with",
 ]
 
 #: where the public names are defined, cheapest first: a name is taken from the first that has it

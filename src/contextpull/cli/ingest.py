@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import sys
 from collections.abc import Iterator, Sequence
@@ -137,7 +138,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ingestion.run import ingest  # the parsers load only for the command that uses them
+    from ..ingestion.run import IngestOptions, ingest_with  # the parsers load only for the command that uses them
 
     parser: argparse.ArgumentParser = args.parser
     try:
@@ -162,26 +163,25 @@ def run(args: argparse.Namespace) -> int:
 
         summarise = ModelSummariser(args.summarizer)
 
+    options = IngestOptions(
+        settings,
+        index_budget=args.index_budget,
+        workers=args.jobs,
+        embed=args.embed,
+        reembed=args.reembed,
+        replace=args.replace,
+        summarise=summarise,
+        max_seconds=args.max_seconds or None,
+    )
+
     def once(reembed: bool = args.reembed) -> IngestReport:
         with (
             _fewer_collections(),
             progress_bar() as progress,
             progress_bar("embedding", min_total=EMBED_MIN if args.embed in (None, "static") else 1) as embed_progress,
         ):
-            report = ingest(
-                corpus,
-                store,
-                settings,
-                index_budget=args.index_budget,
-                progress=progress,
-                workers=args.jobs,
-                embed=args.embed,
-                reembed=reembed,
-                embed_progress=embed_progress,
-                replace=args.replace,
-                summarise=summarise,
-                max_seconds=args.max_seconds or None,
-            )
+            watching = dataclasses.replace(options, progress=progress, embed_progress=embed_progress, reembed=reembed)
+            report = ingest_with(corpus, store, watching)
         remember(Path(report.store), corpus)
         return report
 

@@ -17,8 +17,8 @@ from typing import NoReturn
 
 from .._version import __version__
 from ..errors import ContextPullError
-from ..extras import missing_dependency
 from .common import print_error
+from .extras import missing_dependency
 from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order

@@ -10,7 +10,7 @@ from ..paths import env_store_path
 from .common import add_json_option, emit
 from .progress import progress_bar
 
-#: an ``eval.scenarios.Outcome``; the CLI loads eval only inside a command (tests/test_layers.py)
+#: an ``eval.scenarios.Outcome``; the CLI loads eval only inside a command (tests/whole/test_layers.py)
 Outcome = Any
 
 
@@ -40,11 +40,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..eval import scenarios
-    from ..ingestion.run import ingest
+    from ..ingestion.run import IngestOptions, ingest_with
 
     found = scenarios.load(args.file or args.dir / scenarios.SCENARIO_FILE)
     with progress_bar() as progress:
-        report = ingest(args.dir, args.store or env_store_path(), progress=progress)
+        report = ingest_with(args.dir, args.store or env_store_path(), IngestOptions(progress=progress))
     agents = args.agent or ["scripted"]
     outcomes = scenarios.play_all(found, agents, Path(report.store))
     passed = {agent: sum(o.passed for o in outcomes if o.agent == agent) for agent in agents}

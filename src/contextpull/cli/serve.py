@@ -348,9 +348,9 @@ def _watch_in_background(target: Path, poll_s: float, since: Snapshot | None) ->
     """Re-ingest the served folder on a thread whenever it changes (``serve DIR --watch``)."""
     import threading
 
-    from ..ingestion.run import ingest
+    from ..ingestion.run import ingest_with
 
-    handler = reingest_quietly(lambda: changed_line(ingest(target)))
+    handler = reingest_quietly(lambda: changed_line(ingest_with(target)))
     thread = threading.Thread(
         target=watch, args=(target, handler), kwargs={"poll_s": poll_s, "since": since}, name="watch", daemon=True
     )
@@ -362,10 +362,10 @@ def _store_for(target: Path) -> Path:
     """The store to serve: ``target`` itself, or a folder's default store brought up to date."""
     if not target.is_dir():
         return target
-    from ..ingestion.run import ingest
+    from ..ingestion.run import IngestOptions, ingest_with
 
     with progress_bar() as progress:
-        report = ingest(target, progress=progress)
+        report = ingest_with(target, None, IngestOptions(progress=progress))
     state = "updated" if report.wrote else "up to date"
     print(
         f"contextpull: {report.store} {state}: {report.documents} documents, {report.sections} sections",

@@ -35,7 +35,7 @@ from pushpull.questions import Question
 from pushpull.scoring.runner import RunResult, RunRow
 
 from ..errors import ContextPullError
-from ..ingestion.run import IngestReport, ingest
+from ..ingestion.run import IngestOptions, IngestReport, ingest_with
 from ..ops.operations import Ops
 from ..paths import default_store_path
 from . import fingerprint, replay
@@ -102,7 +102,8 @@ def export_chunks(store_path: Path) -> list[Chunk]:
 def _ingest(corpus: Path, store: Path | None) -> IngestReport:
     with progress_bars() as progress:
         task = progress.add_task("ingesting", total=None)
-        return ingest(corpus, store, progress=lambda done, total: progress.update(task, completed=done, total=total))
+        follow = IngestOptions(progress=lambda done, total: progress.update(task, completed=done, total=total))
+        return ingest_with(corpus, store, follow)
 
 
 def run_bench(options: BenchOptions, row_builders: Sequence[RowBuilder] = ROW_BUILDERS) -> BenchResult:

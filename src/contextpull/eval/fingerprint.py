@@ -32,8 +32,8 @@ from typing import Any
 ROOTS: tuple[str, ...] = (
     "contextpull.ingestion.run",
     "contextpull.ops.operations",
-    "contextpull.index",
-    "contextpull.summaries",
+    "contextpull.contents.index",
+    "contextpull.contents.summaries",
     "contextpull.syntax",
     "contextpull.tools.schemas",
     "contextpull.tools.instructions",

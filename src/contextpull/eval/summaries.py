@@ -1,4 +1,4 @@
-"""Index summaries written by a model: the :class:`~contextpull.summaries.Summariser` the CLI hands to ingest.
+"""Index summaries written by a model: the :class:`~contextpull.contents.summaries.Summariser` the CLI hands to ingest.
 
 The core never imports the harness, so the model call lives here, through
 ``pushpull.models`` (``local:…``, ``anthropic:…``, ``openai:…``). Each line
@@ -36,7 +36,7 @@ class SummaryFailed(ContextPullError):
 
 
 def summaries_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/contextpull/summaries`` (default ``~/.cache/contextpull/summaries``)."""
+    """``$XDG_CACHE_HOME/contextpull/contents/summaries`` (default ``~/.cache/contextpull/contents/summaries``)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "contextpull" / "summaries"
 

@@ -20,10 +20,10 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..analysis.section_terms import SearchFields, has_front_matter, search_fields
 from ..parse import formats
 from ..parse.rendering import Unparseable, parser_failed
 from ..records import ParsedDocument
-from ..section_terms import SearchFields, has_front_matter, search_fields
 from ..settings import SectionSettings
 from .discover import FoundFile
 from .limits import FileSkipped, check_lines, check_sections, deadline, read_file

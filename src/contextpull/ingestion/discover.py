@@ -10,7 +10,7 @@ inside the root, and a folder is entered at most once, so symlink loops
 end. Files of a type no parser reads, unreadable folders, refused
 symlinks, non-regular files (FIFOs, sockets, devices) and ignore rules that
 are not valid patterns are reported with a reason instead of failing the
-walk. Paths are stored as :func:`contextpull.names.corpus_path` gives them
+walk. Paths are stored as :func:`contextpull.analysis.names.corpus_path` gives them
 (printable, reversible), whatever bytes the file system holds.
 """
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..analysis.names import corpus_path
 from ..errors import UnreadableCorpus
-from ..names import corpus_path
 from ..parse.formats import format_for
 
 IGNORE_FILE = ".contextpullignore"

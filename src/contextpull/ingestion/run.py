@@ -32,16 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..analysis.terms import ANALYSIS_VERSION
+from ..contents.index import DEFAULT_BUDGET, build_index
+from ..contents.summaries import OFFLINE, Summariser, one_line
 from ..errors import FormatVersionError, StoreCorrupt, StoreOfAnotherCorpus
-from ..index import DEFAULT_BUDGET, build_index
 from ..parse.formats import parsers_fingerprint
 from ..paths import DEFAULT_STORE, default_store_path
 from ..settings import DEFAULT_MAX_SECONDS, SectionSettings
 from ..store.connection import Store
 from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
-from ..summaries import OFFLINE, Summariser, one_line
-from ..terms import ANALYSIS_VERSION
 from . import vectors
 from .analyse import Analysed, TimeBudget, analyse_all, default_workers
 from .discover import FoundFile, discover
@@ -91,6 +91,28 @@ class IngestReport:
         return data
 
 
+@dataclass(frozen=True)
+class IngestOptions:
+    """Everything an ingest can be asked besides the folder and the store, with the defaults.
+
+    One value the CLI, the server, the bench and the library build once and
+    pass through, instead of each threading a dozen keywords; :func:`ingest`
+    keeps its keywords for callers of the library and builds one of these.
+    Fields are as :func:`ingest` documents them.
+    """
+
+    settings: SectionSettings = DEFAULT_SETTINGS
+    index_budget: int = DEFAULT_BUDGET
+    progress: Progress | None = None
+    workers: int = 1
+    embed: vectors.EmbedSpec | None = None
+    reembed: bool = False
+    embed_progress: Progress | None = None
+    replace: bool = False
+    summarise: Summariser | None = None
+    max_seconds: float | None = DEFAULT_MAX_SECONDS
+
+
 def ingest(
     root: Path,
     store_path: Path | None = None,
@@ -131,8 +153,16 @@ def ingest(
     Raises :class:`UnreadableCorpus`, :class:`StoreLocked`, :class:`NotAStore`,
     and the :class:`EmbeddingError` family.
     """
+    options = IngestOptions(
+        settings, index_budget, progress, workers, embed, reembed, embed_progress, replace, summarise, max_seconds
+    )
+    return ingest_with(root, store_path, options)
+
+
+def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptions = IngestOptions()) -> IngestReport:
+    """:func:`ingest` with its options as one value (what the surfaces call)."""
     started = time.perf_counter()
-    budget = TimeBudget.from_now(max_seconds) if max_seconds is not None else None
+    budget = TimeBudget.from_now(options.max_seconds) if options.max_seconds is not None else None
     root = Path(root)
     store_path = Path(store_path) if store_path is not None else default_store_path(root)
     report = IngestReport(root=str(root), store=str(store_path))
@@ -142,7 +172,7 @@ def ingest(
     hashes: dict[str, str] = {}
     for f in found.files:
         try:
-            hashes[f.path] = digest_file(f.location, settings.limits)
+            hashes[f.path] = digest_file(f.location, options.settings.limits)
         except FileSkipped as err:
             report.skipped.append((f.path, err.reason))
     files = [f for f in found.files if f.path in hashes]
@@ -150,27 +180,23 @@ def ingest(
     try:
         state = _StoredState.load(store_path)
         meta = state.meta if state is not None else {}
-        if state is not None and not replace:
+        if state is not None and not options.replace:
             _check_same_corpus(meta.get("corpus_root"), root, store_path)
-        job = vectors.plan(embed, meta, str(store_path), reembed=reembed)
-        summaries = summarise.name if summarise is not None else None
-        unchanged = state is not None and state.matches(hashes, settings, index_budget, corpus_root(root), summaries)
+        job = vectors.plan(options.embed, meta, str(store_path), reembed=options.reembed)
+        summaries = options.summarise.name if options.summarise is not None else None
+        unchanged = state is not None and state.matches(
+            hashes, options.settings, options.index_budget, corpus_root(root), summaries
+        )
         if unchanged and state is not None and vectors.up_to_date(job, meta):
             _report_unchanged(report, state, files)
         else:
-            plan = _WritePlan(
-                settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise, budget
-            )
-            _write(report, store_path, files, hashes, plan)
+            _write(report, store_path, files, hashes, _WritePlan(options, job, corpus_root(root), budget))
     except StoreCorrupt:
         kept = _set_aside(store_path)
         report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
         report.documents_seen = len(found.files)
-        job = vectors.plan(embed, {}, str(store_path), reembed=reembed)
-        plan = _WritePlan(
-            settings, index_budget, progress, workers, job, embed_progress, corpus_root(root), summarise, budget
-        )
-        _write(report, store_path, files, hashes, plan)
+        job = vectors.plan(options.embed, {}, str(store_path), reembed=options.reembed)
+        _write(report, store_path, files, hashes, _WritePlan(options, job, corpus_root(root), budget))
     report.skipped.sort()
     report.elapsed_s = time.perf_counter() - started
     return report
@@ -271,16 +297,11 @@ def _report_unchanged(report: IngestReport, state: _StoredState, files: list[Fou
 
 @dataclass(frozen=True)
 class _WritePlan:
-    """How a write sections, indexes, embeds and summarises (what ``ingest`` was asked)."""
+    """How a write sections, indexes, embeds and summarises: what ``ingest`` was asked, and what it found."""
 
-    settings: SectionSettings
-    index_budget: int
-    progress: Progress | None
-    workers: int
+    options: IngestOptions
     job: vectors.VectorJob | None
-    embed_progress: Progress | None
     root: str
-    summarise: Summariser | None
     budget: TimeBudget | None
 
 
@@ -288,12 +309,18 @@ def _write(
     report: IngestReport, store_path: Path, files: list[FoundFile], hashes: dict[str, str], plan: _WritePlan
 ) -> None:
     """Apply the corpus to the store in one transaction (or one new file)."""
-    settings, index_budget, progress, workers = plan.settings, plan.index_budget, plan.progress, plan.workers
+    options = plan.options
+    settings, index_budget, progress, workers = (
+        options.settings,
+        options.index_budget,
+        options.progress,
+        options.workers,
+    )
     with StoreWriter(store_path) as writer:
         previous = writer.document_hashes()
         parsers = parsers_fingerprint()
         stored_summaries = writer.meta("summaries") or OFFLINE
-        summaries = plan.summarise.name if plan.summarise is not None else stored_summaries
+        summaries = options.summarise.name if options.summarise is not None else stored_summaries
         if (
             writer.meta("settings") != settings.fingerprint()
             or writer.meta("parsers") != parsers
@@ -301,7 +328,7 @@ def _write(
         ):
             writer.clear()  # other section boundaries, parsers or summariser: every document is done again
         todo = _plan(writer, report, files, hashes)
-        if plan.summarise is None and todo and summaries != OFFLINE and not summaries.endswith(_SINCE):
+        if options.summarise is None and todo and summaries != OFFLINE and not summaries.endswith(_SINCE):
             summaries += _SINCE  # the header must not credit the model with lines it did not write
         report.deleted = len(previous.keys() - hashes.keys())
         if workers == 0:
@@ -309,8 +336,8 @@ def _write(
         analysed = analyse_all(todo, settings, workers=workers, budget=plan.budget)
         try:
             for done, result in enumerate(analysed, 1):
-                if plan.summarise is not None and result.document is not None:
-                    result = _summarised(result, plan.summarise)
+                if options.summarise is not None and result.document is not None:
+                    result = _summarised(result, options.summarise)
                 _store_analysed(writer, report, result, is_new=result.path not in previous)
                 if progress is not None:
                     progress(done, len(todo))
@@ -323,7 +350,7 @@ def _write(
         report.sections = sum(d.section_count for d in documents)
         vector_meta: dict[str, str] = {}
         if plan.job is not None:
-            done_vectors, vector_meta = vectors.update(writer, plan.job, plan.embed_progress)
+            done_vectors, vector_meta = vectors.update(writer, plan.job, options.embed_progress)
             report.embed_model = done_vectors.model
             report.vectors_embedded, report.vectors_reused = done_vectors.embedded, done_vectors.reused
             report.vectors = done_vectors.count

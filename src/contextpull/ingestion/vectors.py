@@ -20,9 +20,7 @@ from dataclasses import dataclass
 
 import contextpull_vec
 
-from ..errors import BadArgument, EmbedderUnavailable, MixedModels
-from ..store.writer import StoreWriter
-from ..vectors import (
+from ..analysis.vectors import (
     META_COUNT,
     META_DIM,
     META_DTYPE,
@@ -34,6 +32,8 @@ from ..vectors import (
     to_blobs,
     vector_key,
 )
+from ..errors import BadArgument, EmbedderUnavailable, MixedModels
+from ..store.writer import StoreWriter
 
 #: sections embedded per call: large enough to amortise a call, small enough for steady progress
 BATCH = 512

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 import contextpull_vec
 from contextpull_vec.fusion import K_RRF
 
+from ..analysis.vectors import META_COUNT, META_DIM, META_MODEL, VectorIndex, embed, get_embedder
 from ..errors import BadArgument, EmbeddingError
-from ..vectors import META_COUNT, META_DIM, META_MODEL, VectorIndex, embed, get_embedder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,8 +132,9 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
     score is ``1 / (60 + position)``, the reciprocal-rank form, so it falls
     down the list whatever side a hit came from. The nearest section takes
     :data:`VECTOR_SLOT` only when it is also a word hit; ``exact`` (the query
-    names an identifier family by prefix) keeps it where the merge put it. Deterministic: ties go to the word hit, and each side's
-    order is a total order.
+    names an identifier family by prefix) keeps it where the merge put it.
+    Deterministic: ties go to the word hit, and each side's order is a total
+    order.
     """
     confident = confident_count([score for _, score in lexical])
     head = [rowid for rowid, _ in lexical[:confident]]

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 import contextpull_vec
 
-from ..closeable import Closeable
+from ..analysis.section_terms import front_matter_length
+from ..analysis.terms import Query, QueryPart, analyse_query, index_terms
+from ..contents.index import DEFAULT_BUDGET, document_outline, index_for_prefix, normalise_prefix
 from ..errors import (
     BadArgument,
     BadFilter,
@@ -33,14 +35,12 @@ from ..errors import (
     UnknownSection,
     WrongType,
 )
-from ..index import DEFAULT_BUDGET, document_outline, index_for_prefix, normalise_prefix
 from ..records import section_id, split_section_id
-from ..section_terms import front_matter_length
 from ..store import queries
+from ..store.closeable import Closeable
 from ..store.connection import Store
 from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
-from ..terms import Query, QueryPart, analyse_query, index_terms
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, fuse, vectors_can_change
 from .ranking import RankedSection, rank

@@ -42,10 +42,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..analysis.terms import Query, QueryPart
 from ..records import HEADING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
-from ..terms import Query, QueryPart
 
 #: BM25F field weights: a heading names what a section is about, a title (and path) what its
 #: document is about, an identifier is a name the text defines or uses; set by role, not fitted

@@ -15,7 +15,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterator
 
-from ..terms import index_terms, token_spans
+from ..analysis.terms import index_terms, token_spans
 
 #: default snippet width in characters of source text
 DEFAULT_SNIPPET = 160

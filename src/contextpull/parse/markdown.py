@@ -44,7 +44,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from contextpull_mdinline import plain_text
 
-from ..section_terms import MAX_FRONT_MATTER_CHARS
+from ..analysis.section_terms import MAX_FRONT_MATTER_CHARS
 from .blocks import Block, BlockKind, Outline, Span, line_offsets, tile
 from .markdown_scan import MAX_FILLED_CELLS, ScannedBlock, cell_count, gfm_table, scan
 
@@ -116,7 +116,7 @@ def _table_extent(state: StateBlock, start_line: int, end_line: int, silent: boo
     pushes some ten tokens per row and was a third of all parsing time. The
     header is validated by the stock rule itself; the body loop below ends
     exactly where the stock one does (same terminators, same cell count for
-    the cap), so the ``map`` is identical (tests/test_markdown_tables.py).
+    the cap), so the ``map`` is identical (tests/parse/test_markdown_tables.py).
     """
     if not gfm_table.table(state, start_line, end_line, True):
         return False

@@ -18,7 +18,7 @@ the line that declined it.
 The rules follow markdown-it-py's ``table`` (with the body loop of
 ``markdown._table_extent``), ``fence``, ``heading`` and ``paragraph`` rules,
 tried in markdown-it's order; what the scanner cannot tell apart cheaply it
-declines rather than guesses. tests/test_markdown_scan.py checks that every
+declines rather than guesses. tests/parse/test_markdown_scan.py checks that every
 accepted document outlines exactly as markdown-it outlines it.
 """
 

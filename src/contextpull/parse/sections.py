@@ -29,12 +29,12 @@ from pathlib import PurePosixPath
 
 from contextpull_mdinline import plain_text
 
-from ..names import printable
+from ..analysis.names import printable
+from ..contents.summaries import first_informative_sentence
 from ..records import ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
 from . import markdown, plaintext, rst
 from .blocks import Block, Outline, Span
-from .summary import first_informative_sentence
 
 __all__ = ["SOURCE_SYNTAXES", "parse_document"]
 

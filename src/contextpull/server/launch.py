@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
+from .._version import DISTRIBUTION, __version__
 from ..errors import BadArgument
-from ..extras import DISTRIBUTION
 from .http_guard import TOKEN_ENV
 
 

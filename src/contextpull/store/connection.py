@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from ..closeable import Closeable
+from ..analysis.terms import ANALYSIS_VERSION
 from ..errors import FormatVersionError, NotAStore, StoreFromNewerVersion, StoreMissing
-from ..terms import ANALYSIS_VERSION
+from .closeable import Closeable
 from .damage import corrupt
 from .reader import StoreReader
 from .schema import FIRST_TABLES, FORMAT_MAJOR, FORMAT_VERSION, TABLES

@@ -477,12 +477,12 @@ def word_phrase(folded: str) -> str | None:
     parts that are ASCII letters and digits, excluding the first part (it
     may end a longer token) and taking the last as a prefix (it may start
     one): in a text containing the needle, each inner part is a whole token,
-    and a token's first term is the token case-folded (:mod:`contextpull.terms`).
+    and a token's first term is the token case-folded (:mod:`contextpull.analysis.terms`).
     The parts are joined by AND, not as a phrase: a token is also indexed
     with its stem and pieces, so the parts' terms need not sit at
     consecutive positions. Only characters that are themselves word
     characters case-fold to ASCII letters and digits, and only whitespace to
-    a space (tests/test_grep_phrase.py checks every code point). ``None``
+    a space (tests/store/test_grep_phrase.py checks every code point). ``None``
     unless two parts or more qualify.
     """
     parts = folded.split(" ")

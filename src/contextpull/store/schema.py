@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from ..terms import FTS_TOKENIZE
+from ..analysis.terms import FTS_TOKENIZE
 
 FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = int(FORMAT_VERSION.split(".")[0])
@@ -68,7 +68,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             UNIQUE (doc_id, ordinal)
         );
         CREATE INDEX sections_path_ordinal ON sections(path, ordinal);
-        -- Ranked search over analysed terms (contextpull.terms); contentless,
+        -- Ranked search over analysed terms (contextpull.analysis.terms); contentless,
         -- so deletes pass the same analysed values again.
         CREATE VIRTUAL TABLE sections_fts USING fts5(
             heading, body, content='', tokenize="{FTS_TOKENIZE}"

@@ -24,9 +24,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from ..analysis.section_terms import SearchFields, has_front_matter, search_fields
 from ..errors import FormatVersionError, StoreLocked, StoreUnwritable
 from ..records import ParsedDocument, Section
-from ..section_terms import SearchFields, has_front_matter, search_fields
 from .connection import (
     DocumentEntry,
     check_store,
@@ -348,7 +348,7 @@ class StoreWriter:
     ) -> None:
         """Store ``doc`` in place of any previous version of the same path.
 
-        ``fts`` are the sections' :func:`~contextpull.section_terms.search_fields` when
+        ``fts`` are the sections' :func:`~contextpull.analysis.section_terms.search_fields` when
         the caller computed them already (in a worker process); otherwise they
         are computed here.
         """

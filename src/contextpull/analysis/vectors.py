@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import contextpull_vec
 
-from .errors import EmbedderUnavailable, EmbeddingFailed
-from .records import HEADING_SEPARATOR
+from ..errors import EmbedderUnavailable, EmbeddingFailed
+from ..records import HEADING_SEPARATOR
 
 if TYPE_CHECKING:
     import numpy as np

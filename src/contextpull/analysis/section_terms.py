@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .records import HEADING_SEPARATOR
+from ..records import HEADING_SEPARATOR
 from .terms import index_text, index_text_and_identifiers
 
 

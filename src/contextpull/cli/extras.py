@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib.util
 import re
 
-from .errors import MissingDependency
+from .._version import DISTRIBUTION
+from ..errors import MissingDependency
 
-DISTRIBUTION = "contextpull"
 #: the extra that installs every optional capability
 ALL = "all"
 #: extras that are never the answer to "what do I install to run this"

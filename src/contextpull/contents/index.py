@@ -1,6 +1,6 @@
 """The index: the corpus's table of contents that stays in the model's context.
 
-It must fit a token budget (``contextpull.tokens.estimate_tokens``) whatever
+It must fit a token budget (``contextpull.analysis.tokens.estimate_tokens``) whatever
 the corpus size, header included. Forms are tried from most to least
 informative and the first that fits is kept:
 
@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from .errors import BadFilter
-from .store.connection import DocumentEntry, Store
+from ..analysis.tokens import estimate_tokens
+from ..errors import BadFilter
+from ..store.connection import DocumentEntry, Store
+from ..syntax import TOOL, Syntax
 from .summaries import OFFLINE
-from .syntax import TOOL, Syntax
-from .tokens import estimate_tokens
 
 DEFAULT_BUDGET = 3000
 SUMMARY_SOURCE = OFFLINE

@@ -1,0 +1,1 @@
+"""How text becomes what search matches: terms, identifiers, token estimates, static vectors, printable names."""

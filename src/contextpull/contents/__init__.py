@@ -1,0 +1,1 @@
+"""The table of contents a model keeps in context: the index text and the one-line summaries it is made of."""
