@@ -19,9 +19,9 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	@# tests/js: the TypeScript MCP SDK (a second, independent client) and the pinned real Claude Code
-	@# (tests/test_claudecode_real.py); skipped without npm.
+	@# (tests/eval/test_claudecode_real.py); skipped without npm.
 	if command -v npm >/dev/null 2>&1; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
-	@# Debian's headless Chromium and its driver (tests/test_ui.py) and HAProxy (tests/test_replicas.py); skipped, with the reason, without them
+	@# Debian's headless Chromium and its driver (tests/ui/test_ui.py) and HAProxy (tests/server/test_replicas.py); skipped, with the reason, without them
 	if { ! command -v chromedriver || ! command -v haproxy; } >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver haproxy) >/dev/null 2>&1 \
 	    || echo "[install-test] chromium and haproxy could not be installed: their tests will be skipped"; fi
@@ -59,7 +59,7 @@ LOCAL_MODEL     ?= local:qwen2.5-coder-1.5b
 bench-local: install
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pushpull models install-local --with-runtime
-	CONTEXTPULL_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -m slow tests/test_models_local_real.py -rs
+	CONTEXTPULL_REQUIRE_LOCAL_MODEL=1 $(BIN)/python -m pytest -m slow tests/pushpull/test_models_local_real.py -rs
 	$(BIN)/contextpull bench $(CORPUS) --store $(BENCH_LOCAL_OUT)/store.sqlite --push bm25 \
 	    --pull $(LOCAL_MODEL) --sample 5 --out $(BENCH_LOCAL_OUT)
 

@@ -15,6 +15,8 @@ PYTHON=${PYTHON:-.venv/bin/python}
 BIN=$(dirname "$PYTHON")
 MODEL=${MODEL:-local:qwen2.5-coder-1.5b}
 UV_DOCS=${UV_DOCS:-../shared/corpora/uv-docs}
+SHARED=${SHARED:-../shared/corpora}
+OTHER_CORPORA=${OTHER_CORPORA-pydantic-docs semconv-docs pnpm-docs}
 WORK=${WORK:-$(mktemp -d)}
 made=""
 
@@ -66,6 +68,13 @@ if [ -d "$UV_DOCS" ]; then
 else
     echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
 fi
+for name in $OTHER_CORPORA; do
+    if [ -d "$SHARED/$name" ]; then
+        remake "$name" "$SHARED/$name" --judge none --sample "${UV_SAMPLE:-5}"
+    else
+        echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
+    fi
+done
 for name in $made; do
     rm -rf "benchmarks/results/$name"
     cp -R "$WORK/results/$name" "benchmarks/results/$name"

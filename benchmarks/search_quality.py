@@ -43,7 +43,7 @@ every shape, the best chosen per shape as in the bench's verdict; aggregation
 recall ≥ 0.6; hybrid search ≥ every push row overall, and hybrid search ≥
 lexical search overall). ``--write``
 stores the text in ``benchmarks/results/search-quality.txt`` and the figures
-in ``search-quality.json``; ``tests/test_search_quality.py`` fails when
+in ``search-quality.json``; ``tests/whole/test_search_quality.py`` fails when
 search recall on the bundled corpus falls below the committed figure.
 """
 

@@ -1,0 +1,126 @@
+"""Term analysis: identifiers whole and in pieces, stems, possessives, and the query's prefixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextpull.analysis.section_terms import search_fields
+from contextpull.analysis.terms import analyse_query, identifiers, index_terms, stem
+
+
+def test_identifiers_are_kept_whole_then_split_into_pieces() -> None:
+    assert index_terms("UV_CACHE_DIR") == ["uv_cache_dir", "uv", "cache", "cach", "dir"]
+    assert index_terms("--no-cache")[:4] == ["--no-cache", "no-cache", "no", "cache"]
+    assert index_terms("tool.uv.sources")[:3] == ["tool.uv.sources", "tool", "uv"]
+    assert index_terms("user-agent")[:3] == ["user-agent", "user", "agent"]
+    assert index_terms("docs/concepts/cache.md")[:3] == ["docs/concepts/cache.md", "docs", "doc"]
+
+
+@pytest.mark.parametrize(
+    ("word", "pieces"),
+    [
+        ("autoInstallPeers", ["auto", "install", "peers"]),
+        ("strictPeerDependencies", ["strict", "peer", "dependencies"]),
+        ("HTTPServer", ["http", "server"]),
+        ("getURL", ["get", "url"]),
+        ("BaseModel", ["base", "model"]),
+    ],
+)
+def test_camel_and_pascal_case_are_split(word: str, pieces: list[str]) -> None:
+    terms = index_terms(word)
+    assert terms[0] == word.casefold()
+    assert [t for t in terms[1:] if t in pieces] == pieces
+    assert identifiers(f"see {word} here") == [word.casefold()]
+
+
+def test_plain_words_are_not_identifiers() -> None:
+    assert identifiers("The Cache is fine. Python 3 and uv.") == []
+    assert index_terms("Hello") == ["hello"]
+
+
+def test_possessives_are_dropped() -> None:
+    assert index_terms("uv's cache") == ["uv", "cache", "cach"]
+    assert index_terms("uv\u2019s cache") == ["uv", "cache", "cach"]
+    assert "s" not in index_terms("the project's settings")
+    assert [p.term for p in analyse_query("uv's cache").parts] == ["uv", "cache"]
+
+
+def test_a_word_is_followed_by_its_stem_and_inflections_share_it() -> None:
+    assert index_terms("fields") == ["fields", "field"]
+    assert index_terms("field") == ["field"]
+    assert stem("dependencies") == stem("dependency")
+    assert stem("caching") == stem("cached") == stem("caches")
+    assert stem("3.12") == "3.12" and stem("uv") == "uv"
+
+
+def test_sentence_punctuation_is_not_part_of_a_term() -> None:
+    assert index_terms("Set it in pyproject.toml.")[-3:] == ["pyproject.toml", "pyproject", "toml"]
+    assert index_terms("(see `policies/`)")[:2] == ["see", "policies/"]
+
+
+def test_search_fields_carry_heading_title_path_identifiers_and_body() -> None:
+    fields = search_fields(("Caching", "Cache directory"), "Caching", "docs/cache.md", "Set UV_CACHE_DIR.", None)
+    assert "directori" in fields.heading.split()
+    assert {"caching", "docs/cache.md", "md"} <= set(fields.title.split())
+    assert fields.identifiers == "uv_cache_dir"
+    assert fields.body.split()[:2] == ["set", "uv_cache_dir"]
+    assert fields.folded == "set uv_cache_dir."
+    header = search_fields((), "", "t.md", "| LT-350 | 1 |\n", "| Model | Weight |\n|---|---|\n")
+    assert "weight" in header.body.split() and header.folded == "| lt-350 | 1 |\n"
+
+
+def part(query: str):
+    (only,) = analyse_query(query).parts
+    return only
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [("PIP_*", "pip_"), ("PIP_", "pip_"), ("tool.uv.*", "tool.uv."), ("--no-*", "--no-"), ("--no-", "--no-")],
+)
+def test_wildcards_and_trailing_separators_are_prefixes(query: str, term: str) -> None:
+    found = part(query)
+    assert (found.term, found.prefix, found.expand) == (term, True, True)
+    assert found.exact == ()
+
+
+def test_a_digit_placeholder_is_a_prefix() -> None:
+    found = part("TX-44xx")
+    assert (found.term, found.prefix) == ("tx-44", True)
+    assert not part("4xx").prefix  # not an identifier: no placeholder
+
+
+def test_an_identifier_typed_whole_also_stands_for_longer_ones() -> None:
+    found = part("UV_CACHE")
+    assert (found.term, found.exact, found.expand, found.prefix) == ("uv_cache", ("uv_cache",), True, False)
+    assert found.pieces == ("uv", "cach")
+
+
+def test_sentence_end_and_folder_slash_are_not_prefixes() -> None:
+    assert part("UV_CACHE_DIR.").term == "uv_cache_dir" and not part("UV_CACHE_DIR.").prefix
+    assert (part("cache.").exact, part("cache.").pieces) == (("cache",), ("cach",))
+    assert part("`policies/`").term == "policies/" and part("policies/").identifier
+    assert part("__init__").term == "__init__" and not part("__init__").prefix
+
+
+def test_stopwords_are_marked_and_dropped_from_the_content() -> None:
+    query = analyse_query("What is the weight of LT-1200?")
+    assert [p.term for p in query.content] == ["weight", "lt-1200"]
+    assert [p.term for p in analyse_query("what is the").content] == ["what", "is", "the"]
+    assert analyse_query("!!! ?").parts == ()
+
+
+def test_compiled_stemmer_agrees_with_the_pure_python_one() -> None:
+    """PyStemmer (a dependency, for speed) must stem exactly like snowballstemmer's own Python code:
+    a store's terms must not depend on which of the two a machine loaded."""
+    import re
+    from pathlib import Path
+
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    pure = EnglishStemmer()
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    words = {w.casefold() for p in docs.rglob("*.md") for w in re.findall(r"[^\W\d_]{3,}", p.read_text("utf-8"))}
+    words |= {"analysis", "was", "dependencies", "generously", "naïvety", "ﬁles", "straße", "caresses", "skies"}
+    assert len(words) > 1000
+    assert {w: stem(w) for w in words} == {w: pure.stemWord(w) if w.isalpha() else w for w in words}

@@ -1,0 +1,105 @@
+"""``contextpull bench --replay``: a recorded run's table again, byte for byte, with no model.
+
+The run is made against the loopback Anthropic stand-in (real SDK, real
+sockets); the replay runs with no key and no server, so any model call would
+fail. A run dir whose recorded fingerprint differs is refused, naming what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_apiloop_rows import SPEC, agent_and_judge
+
+from contextpull.eval.bench import BenchOptions, run_bench
+from contextpull.eval.replay import ReplayRefused
+from fakes import AnthropicFake
+from pull_support import CORPUS
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, int]:
+    """A bench run with pull rows, made against the fake; returns (corpus, run dir, requests made)."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    with AnthropicFake(script=agent_and_judge) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        run_bench(BenchOptions(corpus=corpus, push=["bm25"], pull=[SPEC], sample=3, n=20, out=tmp_path / "run"))
+        made = len(server.requests)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    return corpus, tmp_path / "run", made
+
+
+def _edit_results(run_dir: Path, edit: Any) -> None:
+    path = run_dir / "results.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_replay_reproduces_the_table_byte_for_byte_without_a_model(
+    recorded: tuple[Path, Path, int], tmp_path: Path
+) -> None:
+    corpus, run_dir, made = recorded
+    assert made > 0
+    data = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    assert data["behaviour"]["files"]["contextpull/ops/ranking.py"] and data["models"][SPEC]["base_url"]
+    assert data["options"]["pull"] == [SPEC] and data["options"]["sample"] == 3
+    replayed = run_bench(BenchOptions(corpus=corpus, replay=run_dir, out=tmp_path / "replayed"))
+    assert (tmp_path / "replayed" / "table.txt").read_bytes() == (run_dir / "table.txt").read_bytes()
+    assert any(row.name.startswith("pull, ids read") for row in replayed.run.rows)
+
+
+def test_a_replay_of_a_run_made_by_other_code_is_refused_naming_the_change(
+    recorded: tuple[Path, Path, int], tmp_path: Path
+) -> None:
+    corpus, run_dir, _ = recorded
+
+    def older_ranking(data: dict[str, Any]) -> None:
+        data["behaviour"]["files"]["contextpull/ops/ranking.py"] = "0" * 16
+
+    _edit_results(run_dir, older_ranking)
+    with pytest.raises(ReplayRefused, match=r"contextpull/ops/ranking\.py changed.*--allow-stale"):
+        run_bench(BenchOptions(corpus=corpus, replay=run_dir, out=tmp_path / "refused"))
+    stale = run_bench(BenchOptions(corpus=corpus, replay=run_dir, out=tmp_path / "stale", allow_stale=True))
+    table = (tmp_path / "stale" / "table.txt").read_text(encoding="utf-8")
+    assert "STALE REPLAY (--allow-stale)" in table and "contextpull/ops/ranking.py changed" in table
+    assert all(r.error is None for row in stale.run.rows for r in row.results)  # the old runs were replayed
+
+
+def test_a_run_dir_without_a_fingerprint_is_refused(recorded: tuple[Path, Path, int], tmp_path: Path) -> None:
+    corpus, run_dir, _ = recorded
+    _edit_results(run_dir, lambda data: data.pop("behaviour"))
+    with pytest.raises(ReplayRefused, match="no behaviour fingerprint"):
+        run_bench(BenchOptions(corpus=corpus, replay=run_dir, out=tmp_path / "x", allow_stale=True))
+
+
+def test_a_pull_row_reports_the_agents_time_even_when_its_run_comes_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    options = BenchOptions(corpus=corpus, push=["bm25"], pull=[SPEC], sample=3, n=20, out=tmp_path / "run")
+    with AnthropicFake(script=agent_and_judge) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        first = run_bench(options)
+        made = len(server.requests)
+        again = run_bench(options)
+        assert len(server.requests) == made  # the second bench called no model: every run came from the caches
+
+    def pull_ms(result: Any) -> dict[str, list[float]]:
+        return {row.name: [q.ms for q in row.results] for row in result.run.rows if row.name.startswith("pull,")}
+
+    assert pull_ms(again) == pull_ms(first)
+    read, surfaced = (
+        next(ms for name, ms in pull_ms(first).items() if name.startswith(kind))
+        for kind in ("pull, ids read", "pull, ids surfaced")
+    )
+    assert read == surfaced and all(ms > 0 for ms in read)  # one run, one time, for both rows

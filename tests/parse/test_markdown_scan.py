@@ -1,0 +1,220 @@
+"""The line scanner (contextpull.parse.markdown_scan) outlines exactly as markdown-it does, or declines."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextpull.parse.decode import decode_bytes
+from contextpull.parse.markdown import markdown_it_outline, outline, scanned_outline
+
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+
+#: lines of the five block kinds the scanner handles, and near misses of each
+LINES = [
+    # headings, with and without closing sequences, and lines that only look like one
+    "# Title",
+    "## Sub ##",
+    "### Three #",
+    "#### four#",
+    "# a \\#",
+    "#   spaced   ##   ",
+    "# #",
+    "#",
+    "######",
+    "###### six",
+    "####### seven",
+    "#hashtag",
+    "  ## indented two",
+    "   # indented three",
+    # paragraphs, including lines that start like other blocks but are text
+    "Plain text.",
+    "text with a | pipe",
+    "  leading spaces",
+    "\xa0nbsp first",
+    "\xa0",
+    "trailing spaces   ",
+    "**bold** start",
+    "*emphasis* start",
+    "__init__.py",
+    "_word_",
+    "-flag and --no-cache",
+    "--",
+    "+plus",
+    "=equals",
+    "==",
+    "1.5 GB",
+    "2024 was a year",
+    "1) item",
+    "[link](x) text",
+    "[ref]: /url",
+    "!!! note",
+    ":::note Title",
+    ":::",
+    '=== "Tab"',
+    "a\\|b",
+    "\\# not a heading",
+    "`inline` code",
+    # fences: markers, lengths, info strings, indentation, closers
+    "```",
+    "```python",
+    "``` a`b",
+    "~~~",
+    "~~~ info ~~~",
+    "~~~~",
+    "````",
+    "   ```",
+    "    ```",
+    "```   ",
+    "``",
+    "~~~`",
+    # tables: headers, separators, rows, escaped pipes
+    "| a | b |",
+    "a | b",
+    "|---|---|",
+    "--- | ---",
+    "|:--|--:|",
+    ":-:|:-:",
+    "|-|",
+    "| - | - |",
+    "-|-",
+    "| x |",
+    "|",
+    "| a \\| b | c |",
+    "| 1 | 2 | 3 |",
+    "  | indented | row |",
+    # blocks the scanner declines, and lines that decide between them
+    "",
+    "",
+    "",
+    "   ",
+    "    indented four",
+    "    ",
+    "- item",
+    "* item",
+    "+ item",
+    "1. item",
+    "> quote",
+    "<div>",
+    "<!-- comment -->",
+    "---",
+    "===",
+    "***",
+    "- - -",
+    "_ _ _",
+    "text\twith tab",
+]
+
+ENDINGS = ["\n", "", "\n\n", "\n   ", "   "]
+
+
+def document(lines: list[str], ending: str) -> str:
+    return "\n".join(lines) + ending
+
+
+def assert_identical_when_accepted(text: str) -> bool:
+    """Whether the scanner accepted ``text``; if it did, its outline must be markdown-it's."""
+    scanned = scanned_outline(text)
+    if scanned is None:
+        return False
+    assert scanned == markdown_it_outline(text), repr(text)
+    return True
+
+
+@settings(max_examples=1500, deadline=None)
+@given(lines=st.lists(st.sampled_from(LINES), min_size=1, max_size=14), ending=st.sampled_from(ENDINGS))
+def test_scanner_equals_markdown_it_whenever_it_accepts(lines: list[str], ending: str) -> None:
+    assert_identical_when_accepted(document(lines, ending))
+
+
+def test_a_seeded_batch_is_mostly_accepted_and_always_identical() -> None:
+    """The differential test above, on a fixed batch: also proves the scanner accepts a fair share."""
+    rng = random.Random(14)
+    plain = [line for line in LINES if line.strip() and not line.startswith(("-", "*", "+", ">", "<", "    "))]
+    accepted = 0
+    for _ in range(2000):
+        pool = plain if rng.random() < 0.5 else LINES
+        lines = [rng.choice(pool) if rng.random() < 0.7 else "" for _ in range(rng.randint(1, 20))]
+        accepted += assert_identical_when_accepted(document(lines, rng.choice(ENDINGS)))
+    assert accepted > 300
+
+
+CORPUS_FILES = [
+    file
+    for root in (CORPORA, EXAMPLES)
+    if root.is_dir()
+    for file in sorted(root.rglob("*"))
+    if file.suffix in (".md", ".mdx") and file.is_file()
+]
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="no corpora")
+def test_every_corpus_file_the_scanner_accepts_outlines_identically() -> None:
+    mismatched = []
+    for file in CORPUS_FILES:
+        text = decode_bytes(file.read_bytes(), file.name)
+        scanned = scanned_outline(text)
+        if scanned is not None and scanned != markdown_it_outline(text):
+            mismatched.append(str(file))
+    assert not mismatched, mismatched[:20]
+
+
+def test_a_plain_document_takes_the_scanner() -> None:
+    text = (
+        "# Guide\n\nIntro paragraph\nover two lines.\n\n## Install ##\n\n```sh\npip install x\n```\n\n"
+        "| name | value |\n|---|:-:|\n| a | 1 |\n| b \\| c | 2 |\n\n### Notes\nTrailing text."
+    )
+    scanned = scanned_outline(text)
+    assert scanned is not None and scanned == markdown_it_outline(text) == outline(text)
+    assert [(b.kind, b.heading) for b in scanned.blocks] == [
+        ("heading", "Guide"),
+        ("paragraph", ""),
+        ("heading", "Install"),
+        ("code", ""),
+        ("table", ""),
+        ("heading", "Notes"),
+        ("paragraph", ""),
+    ]
+    assert scanned.lead == "Intro paragraph\nover two lines.\n"
+    table = scanned.blocks[4]
+    assert text[table.start : table.header_end] == "| name | value |\n|---|:-:|\n"
+    assert [text[c : c + 5] for c in table.cuts] == ["| b \\"]
+
+
+def test_an_unclosed_colon_line_is_a_paragraph_on_both_paths() -> None:
+    """mkdocstrings stubs (``::: pkg.Name``) look like a Docusaurus opener but open no container."""
+    text = "# Aliases\n\n::: pydantic.aliases\n"
+    scanned = scanned_outline(text)
+    assert scanned is not None and scanned == markdown_it_outline(text)
+    assert [b.kind for b in scanned.blocks] == ["heading", "paragraph"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: x\n---\n\n# A\n",  # front matter
+        "# A\n\n- item\n",  # list
+        "# A\n\n1. item\n",
+        "Text\n> quote\n",  # block quote interrupting a paragraph
+        "Title\n=====\n",  # setext heading
+        "Title\n---\n",
+        "# A\n\n    code\n",  # indented code
+        "Text\n    lazy continuation\n",
+        "<div>\nhtml\n</div>\n",  # HTML block
+        "[ref]: /url\n\nText [ref].\n",  # link reference definition
+        "# A\n\n***\n",  # thematic break
+        "# A\tB\n",  # tab
+        "# A\r\nB\r\n",  # carriage return
+        '!!! note "Title"\n\nBody.\n',  # MkDocs container
+        ":::note\nBody.\n:::\n",  # Docusaurus container
+        "",
+    ],
+)
+def test_the_scanner_declines_what_it_does_not_handle(text: str) -> None:
+    assert scanned_outline(text) is None
+    assert outline(text) == markdown_it_outline(text)
