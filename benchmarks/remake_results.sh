@@ -4,11 +4,13 @@
 #
 #   PYTHON=.venv/bin/python sh benchmarks/remake_results.sh      (or: make remake-results)
 #
-# Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the uv
-# docs run, ../shared/corpora/uv-docs. About an hour for the bundled corpus, a quarter of an hour for
-# the snippet-leakage experiment on 5 of its questions (LEAKAGE_SAMPLE=0 skips it), half an hour
-# for the uv docs on 2 cores and ten minutes for its leakage on 3 questions (UV_LEAKAGE_SAMPLE=0 skips it). Refuses to start from a
-# modified work tree unless ALLOW_DIRTY=1, so every results.json names code that was committed.
+# Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the
+# other runs, ../shared/corpora. On 2 cores: about an hour for the bundled corpus and a quarter of an
+# hour for its snippet leakage on 5 questions (BUNDLED=0 skips both, LEAKAGE_SAMPLE=0 the leakage);
+# half an hour each for the pydantic, semconv and pnpm docs (OTHER_CORPORA="" skips them), then half
+# an hour for the uv docs and ten minutes for its leakage on 3 questions (UV_LEAKAGE_SAMPLE=0 skips
+# it). Refuses to start from a modified work tree unless ALLOW_DIRTY=1, so every results.json names
+# code that was committed.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
@@ -41,10 +43,12 @@ remake() {  # name, corpus, extra bench options...
 }
 
 # the reranked push row needs a model: the local one, listwise, on the seeded sample only
-remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
+if [ "${BUNDLED:-1}" != 0 ]; then
+    remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
+fi
 # the snippet-leakage experiment on the first LEAKAGE_SAMPLE of that sample: the full-width mode is the
 # pull row's own runs (same key), so only the short and heading-path-only modes call the model
-if [ "${LEAKAGE_SAMPLE:-5}" != 0 ]; then
+if [ "${BUNDLED:-1}" != 0 ] && [ "${LEAKAGE_SAMPLE:-5}" != 0 ]; then
     echo "== snippet leakage on sample-corpus ($(date -u +%H:%M))" >&2
     mkdir -p "$WORK/leakage-cache/full"
     cp -R "$WORK/results/sample-corpus/pull/pull_runs" "$WORK/leakage-cache/full/"
@@ -52,6 +56,14 @@ if [ "${LEAKAGE_SAMPLE:-5}" != 0 ]; then
         --sample "${LEAKAGE_SAMPLE:-5}" --cache "$WORK/leakage-cache" --out "$WORK/results/sample-corpus/leakage"
     "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/sample-corpus/leakage"
 fi
+# the corpora that are new to the published set first, then the uv docs and their leakage
+for name in $OTHER_CORPORA; do
+    if [ -d "$SHARED/$name" ]; then
+        remake "$name" "$SHARED/$name" --judge none --sample "${UV_SAMPLE:-5}"
+    else
+        echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
+    fi
+done
 if [ -d "$UV_DOCS" ]; then
     # the local model reads under the reading grammar (ADR 021): about 100 s a question on 2 cores, so
     # the uv docs run samples 5 questions (UV_SAMPLE=20 for the earlier size, about an hour more)
@@ -68,13 +80,6 @@ if [ -d "$UV_DOCS" ]; then
 else
     echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
 fi
-for name in $OTHER_CORPORA; do
-    if [ -d "$SHARED/$name" ]; then
-        remake "$name" "$SHARED/$name" --judge none --sample "${UV_SAMPLE:-5}"
-    else
-        echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
-    fi
-done
 for name in $made; do
     rm -rf "benchmarks/results/$name"
     cp -R "$WORK/results/$name" "benchmarks/results/$name"
