@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pushpull.scoring.metrics import QuestionResult, summarize
+from pushpull.scoring.verdict import recorded_verdict
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
@@ -88,22 +89,10 @@ def table(name: str) -> str:
     return "\n".join([f"_{_provenance(data)}._", "", *lines, "", sampled_note, "", *verdict_table(data), ""])
 
 
-def verdict_blocks(data: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
-    """The run's verdict per shape, and whether it is the sampled one (every row on the same questions).
-
-    The sampled block where the run sampled rows, else the block over all
-    questions; nothing for a run recorded before verdicts were.
-    """
-    blocks = data.get("verdict") or {}
-    if blocks.get("sample"):
-        return list(blocks["sample"]), True
-    return list(blocks.get("all") or []), False
-
-
 def verdict_table(data: dict[str, Any]) -> list[str]:
-    """The run's verdict per shape (:func:`verdict_blocks`) as markdown: the best push row on each shape and
+    """The run's verdict per shape (:func:`recorded_verdict`) as markdown: the best push row on each shape and
     every other row against it."""
-    found, sampled = verdict_blocks(data)
+    found, sampled = recorded_verdict(data)
     if not found:
         return []
     names = list(dict.fromkeys(name for v in found for name in v["recall"]))
@@ -144,7 +133,7 @@ SUMMARY_COLUMNS = (
 def summary_table() -> str:
     """One table over every published run: per corpus and shape, the best push row against search and pull.
 
-    Recall@k from each run's verdict (:func:`verdict_blocks`: the sampled
+    Recall@k from each run's verdict (:func:`recorded_verdict`: the sampled
     questions, where every row answered the same ones); a run without one is left out.
     """
     lines = [
@@ -157,7 +146,7 @@ def summary_table() -> str:
         commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
         fingerprint = (data.get("behaviour") or {}).get("key", "none")
         made.append(f"{path.parent.name} at commit {commit} (behaviour fingerprint {fingerprint})")
-        for v in verdict_blocks(data)[0]:
+        for v in recorded_verdict(data)[0]:
             cells = []
             for _, prefix in SUMMARY_COLUMNS:
                 recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)

@@ -46,6 +46,23 @@ def test_the_report_is_one_offline_file_that_marks_the_best_push_row_of_every_bl
     assert misses[0]["missing_text"][0][:60].strip().replace("'", "&#x27;").split("\n")[0] in page
 
 
+def test_the_verdict_sets_every_row_against_the_best_push_row_on_the_same_questions(tmp_path: Path) -> None:
+    _, page = write_report(tmp_path)
+    tables = re.findall(r"<table class='verdict'>.*?</table>", page, re.DOTALL)
+    assert len(tables) == 1 + len(RUNS)  # the overview, then one per run
+    lines = 0
+    for folder in RUNS:
+        verdict = json.loads((folder / "results.json").read_text(encoding="utf-8"))["verdict"]
+        blocks = verdict.get("sample") or verdict["all"]  # where rows were sampled, every row on the sample
+        lines += len(blocks)
+        for v in blocks:  # every recorded cell, shaded by the sign of its margin over the best push row
+            for recall in v["recall"].values():
+                margin = recall - v["best_push_recall"]
+                kind, mark = ("even", "=") if abs(margin) < 0.0005 else ("ahead" if margin > 0 else "behind", "")
+                assert f"<td class='{kind}'>{recall:.3f} ({mark or f'{margin:+.3f}'})</td>" in tables[0]
+    assert tables[0].count("<tr>") == 1 + lines  # the heading and a line per run and shape
+
+
 def test_a_folder_without_results_is_one_line(tmp_path: Path) -> None:
     error = one_line_error(run("report", str(tmp_path), "--out", str(tmp_path / "r.html")), status=2)
     assert "not a bench output folder" in error
@@ -63,6 +80,7 @@ def test_every_chart_renders_in_chromium_without_console_errors(browser, tmp_pat
         assert size["width"] > 0 and size["height"] > 0
         assert chart.find_elements(By.CSS_SELECTOR, "rect, circle")  # something was drawn in it
     assert browser.find_elements(By.CSS_SELECTOR, "table.misses tbody tr")
+    assert all(cell.size["width"] > 0 for cell in browser.find_elements(By.CSS_SELECTOR, "table.verdict td"))
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert not errors, errors
     shot = screenshots(tmp_path) / "report.png"

@@ -4,8 +4,10 @@ Made from what a run leaves behind (``results.json``, ``misses.jsonl`` and,
 where the snippet-leakage experiment ran, ``leakage/leakage.json``), so any
 published run renders without a model. The page is one file: its styles are
 inline, its charts are SVG drawn here (no script, no network), and it opens
-from disk in any browser. Per run: recall@k per shape as bars with the best
-push row marked, recall against tokens per query and against ms per query,
+from disk in any browser. Over several runs it opens with one verdict table
+(per run and shape: the best push row, and every other row's recall with its
+margin over it, on the questions every row answered). Per run: that verdict,
+recall@k per shape as bars with the best push row marked, recall against tokens per query and against ms per query,
 reads per query of the pull rows, the leakage gap, and a table of misses
 (question, the gold text a row left out, and what each row returned instead).
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..questions import BLOCKS
+from .verdict import recorded_verdict
 
 #: the kinds of row, by how they retrieve, and the colour each is drawn in
 COLOURS = {"push": "#8a94a6", "best": "#d9822b", "search": "#2b6cb0", "pull": "#2f855a"}
@@ -42,13 +45,56 @@ def row_kind(row: dict[str, Any]) -> str:
 
 def render_report(runs: Sequence[Path]) -> str:
     """The page for ``runs`` (run folders, each with a ``results.json``)."""
-    sections = [_run_section(folder, index) for index, folder in enumerate(runs)]
+    loaded = [(folder, json.loads((folder / "results.json").read_text(encoding="utf-8"))) for folder in runs]
+    sections = [_run_section(folder, results, index) for index, (folder, results) in enumerate(loaded)]
+    overview = ""
+    if len(loaded) > 1:
+        overview = "<section class='overview'><h2>at a glance</h2>" + _verdict_table(loaded) + "</section>"
     names = ", ".join(escape(folder.name) for folder in runs)
     return (
         "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>push versus pull: {names}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>Push versus pull</h1><p class='lead'>{_LEGEND}</p>" + "".join(sections) + "</body></html>\n"
+        f"<h1>Push versus pull</h1><p class='lead'>{_LEGEND}</p>" + overview + "".join(sections) + "</body></html>\n"
     )
+
+
+def _verdict_table(runs: Sequence[tuple[Path, dict[str, Any]]]) -> str:
+    """The recorded verdicts of ``runs`` as one table: a line per run and shape, a column per compared row.
+
+    Each cell is the row's recall@k with its margin over that shape's best
+    push row, shaded by sign, on the questions every row answered (the
+    sample, where the run sampled rows), so a sampled pull row is never set
+    against push rows scored on other questions.
+    """
+    found = [(folder, results, *recorded_verdict(results)) for folder, results in runs]
+    names = list(dict.fromkeys(name for _, _, blocks, _ in found for v in blocks for name in v["recall"]))
+    if not names:
+        return ""
+    head = "".join(f"<th>{escape(name)}</th>" for name in names)
+    lines = []
+    for folder, results, blocks, sampled in found:
+        where = "sampled questions" if sampled else "every question"
+        for i, v in enumerate(blocks):
+            run = f"<td rowspan='{len(blocks)}'>{escape(folder.name)}<br><small>{where}</small></td>" if i == 0 else ""
+            cells = "".join(_margin_cell(v["recall"].get(name), v["best_push_recall"]) for name in names)
+            lines.append(
+                f"<tr>{run}<td>{escape(v['shape'])}</td><td>{v['n']}</td>"
+                f"<td>{escape(v['best_push'])}</td><td>{v['best_push_recall']:.3f}</td>{cells}</tr>"
+            )
+    k = runs[0][1].get("k", "k")
+    return (
+        f"<table class='verdict'><caption>recall@{k} per shape against the best push row of that shape "
+        "(margin in brackets; = a tie)</caption><thead><tr><th>run</th><th>shape</th><th>n</th>"
+        f"<th>best push row</th><th>its recall</th>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    )
+
+
+def _margin_cell(recall: float | None, best: float) -> str:
+    if recall is None:
+        return "<td>—</td>"
+    margin = recall - best
+    kind, mark = ("even", "=") if abs(margin) < 0.0005 else ("ahead" if margin > 0 else "behind", f"{margin:+.3f}")
+    return f"<td class='{kind}'>{recall:.3f} ({mark})</td>"
 
 
 def _question_count(evalset: dict[str, Any], rows: list[dict[str, Any]]) -> int:
@@ -56,8 +102,7 @@ def _question_count(evalset: dict[str, Any], rows: list[dict[str, Any]]) -> int:
     return max((len(row.get("questions", [])) for row in rows), default=0) or int(evalset.get("n") or 0)
 
 
-def _run_section(folder: Path, index: int) -> str:
-    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+def _run_section(folder: Path, results: dict[str, Any], index: int) -> str:
     rows = results["rows"]
     k = results["k"]
     provenance = results.get("provenance") or {}
@@ -72,6 +117,7 @@ def _run_section(folder: Path, index: int) -> str:
         )
         + "</p>"
     )
+    parts.append("<h3>who wins each shape</h3>" + _verdict_table([(folder, results)]))
     best = _best_push(results)
     parts.append("<h3>recall@" + str(k) + " per shape (best push row marked ★)</h3><div class='grid'>")
     for block in ("overall", *BLOCKS):
@@ -259,5 +305,9 @@ figcaption{font-weight:600;margin-bottom:4px}svg text{font-size:12px;fill:#2d374
 .legend{margin:4px 0 0;padding-left:18px;font-size:12px;max-width:420px}
 table.misses{border-collapse:collapse;width:100%;font-size:12.5px}
 .misses td,.misses th{border:1px solid #e2e8f0;padding:6px;vertical-align:top;text-align:left}
-.misses ul{margin:0;padding-left:16px}.gold{margin-bottom:4px;white-space:pre-wrap}code{font-size:12px}
+.misses ul{margin:0;padding-left:16px}
+table.verdict{border-collapse:collapse;font-size:12.5px;margin-bottom:8px}
+.verdict td,.verdict th{border:1px solid #e2e8f0;padding:4px 6px;text-align:left;vertical-align:top}
+.verdict caption{text-align:left;color:#4a5568;margin-bottom:4px}.verdict th{max-width:150px}
+.verdict .ahead{background:#c6f6d5}.verdict .behind{background:#fed7d7}.verdict .even{background:#edf2f7}.gold{margin-bottom:4px;white-space:pre-wrap}code{font-size:12px}
 """

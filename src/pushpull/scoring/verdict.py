@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..questions import BLOCKS
 from .metrics import Summary, summarize, summarize_by_shape
@@ -149,3 +150,16 @@ def verdict_json(run: RunResult) -> dict[str, list[dict[str, object]]]:
         ]
         for name, found in blocks.items()
     }
+
+
+def recorded_verdict(results: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """A results.json's verdict per shape (:func:`verdict_json`), and whether it is the sampled block.
+
+    The sampled block where the run sampled rows (there every row answered
+    the same questions), else the block over all questions; nothing for a
+    run recorded before verdicts were.
+    """
+    blocks = results.get("verdict") or {}
+    if blocks.get("sample"):
+        return list(blocks["sample"]), True
+    return list(blocks.get("all") or []), False
