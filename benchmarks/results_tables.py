@@ -3,10 +3,13 @@
 Run:  .venv/bin/python benchmarks/results_tables.py [--check]
 
 Each table sits between ``<!-- results:NAME -->`` and ``<!-- /results:NAME -->``
-in the two files and is rebuilt from ``benchmarks/results/NAME/results.json``
-alone: every row on all its questions and, like with like, every row on the
-questions the pull rows were sampled on, the search row included, under a
-line saying which commit and command produced it. ``--check`` exits 1 when a
+in the two files. ``summary`` (every run on its sampled questions) and
+``summary-all`` (every run on all its questions, the rows that answered all)
+are built from every ``benchmarks/results/*/results.json``; any other NAME is
+rebuilt from ``benchmarks/results/NAME/results.json`` alone: every row on
+all its questions and, like with like, every row on the questions the pull
+rows were sampled on, the search row included, under a line saying which
+commit and command produced it. ``--check`` exits 1 when a
 file is not what the results say (for CI or review), writing nothing.
 """
 
@@ -128,17 +131,23 @@ SUMMARY_COLUMNS = (
     ("local model, ids read", "pull, ids read ("),
     ("local model, strict reads", "pull, strict reads ("),
 )
+#: the columns of the summary over every question: the rows that answered every question
+ALL_QUESTIONS_COLUMNS = SUMMARY_COLUMNS[:2]
 
 
-def summary_table() -> str:
+def summary_table(*, every_question: bool = False) -> str:
     """One table over every published run: per corpus and shape, the best push row against search and pull.
 
-    Recall@k from each run's verdict (:func:`recorded_verdict`: the sampled
-    questions, where every row answered the same ones); a run without one is left out.
+    Recall@k from each run's recorded verdict: by default on the sampled
+    questions (:func:`recorded_verdict`: where every row, the local model's
+    included, answered the same ones); with ``every_question``, on all of a
+    run's questions, for the rows that answered all of them (search and the
+    scripted policy). A run without a verdict is left out.
     """
+    columns = ALL_QUESTIONS_COLUMNS if every_question else SUMMARY_COLUMNS
     lines = [
-        "| corpus | shape | n | best push row | recall | " + " | ".join(h for h, _ in SUMMARY_COLUMNS) + " |",
-        "|---|---|---|---|---|" + "---|" * len(SUMMARY_COLUMNS),
+        "| corpus | shape | n | best push row | recall | " + " | ".join(h for h, _ in columns) + " |",
+        "|---|---|---|---|---|" + "---|" * len(columns),
     ]
     made = []
     for path in sorted(RESULTS.glob("*/results.json")):
@@ -146,9 +155,10 @@ def summary_table() -> str:
         commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
         fingerprint = (data.get("behaviour") or {}).get("key", "none")
         made.append(f"{path.parent.name} at commit {commit} (behaviour fingerprint {fingerprint})")
-        for v in recorded_verdict(data)[0]:
+        found = list((data.get("verdict") or {}).get("all") or []) if every_question else recorded_verdict(data)[0]
+        for v in found:
             cells = []
-            for _, prefix in SUMMARY_COLUMNS:
+            for _, prefix in columns:
                 recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
                 cells.append("—" if recall is None else f"{recall:.3f}")
             lines.append(
@@ -162,7 +172,9 @@ def summary_table() -> str:
 def regenerate(text: str) -> str:
     def block(m: re.Match[str]) -> str:
         name = m.group("name")
-        return m.group(1) + (summary_table() if name == "summary" else table(name)) + m.group(4)
+        if name.startswith("summary"):
+            return m.group(1) + summary_table(every_question=name == "summary-all") + m.group(4)
+        return m.group(1) + table(name) + m.group(4)
 
     return MARKER.sub(block, text)
 
