@@ -24,3 +24,9 @@ def test_the_summary_has_a_line_per_corpus_and_shape_with_the_best_push_row() ->
     assert {"sample-corpus", "uv-docs"} <= corpora
     assert all(line.count("|") == lines[0].count("|") for line in lines[2:])
     assert all(f"{corpus} at commit " in text for corpus in corpora)  # each run says which code made it
+
+
+def test_the_summary_over_every_question_has_only_the_rows_that_answered_every_question() -> None:
+    lines = [line for line in results_tables.summary_table(every_question=True).splitlines() if line.startswith("|")]
+    assert lines[0] == "| corpus | shape | n | best push row | recall | search | scripted pull (no model) |"
+    assert len(lines) > len([line for line in results_tables.summary_table().splitlines() if line.startswith("|")])

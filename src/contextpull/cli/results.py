@@ -77,7 +77,11 @@ def run_report(args: argparse.Namespace) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
     data = {"out": str(args.out), "runs": [str(folder) for folder in args.runs], "bytes": len(page.encode())}
-    emit(args, data, lambda d: f"wrote {d['out']} ({len(d['runs'])} runs, {d['bytes']:,} bytes)")
+    emit(
+        args,
+        data,
+        lambda d: f"wrote {d['out']} ({len(d['runs'])} run{'' if len(d['runs']) == 1 else 's'}, {d['bytes']:,} bytes)",
+    )
     return 0
 
 
