@@ -5,20 +5,19 @@
 #   PYTHON=.venv/bin/python sh benchmarks/remake_results.sh      (or: make remake-results)
 #
 # Needs the local model and runtime (`pushpull models install-local --with-runtime`) and, for the
-# other runs, ../shared/corpora. On 2 cores: about an hour for the bundled corpus and a quarter of an
-# hour for its snippet leakage on 5 questions (BUNDLED=0 skips both, LEAKAGE_SAMPLE=0 the leakage);
-# half an hour each for the pydantic, semconv and pnpm docs (OTHER_CORPORA="" skips them), then half
-# an hour for the uv docs and ten minutes for its leakage on 3 questions (UV_LEAKAGE_SAMPLE=0 skips
-# it). Refuses to start from a modified work tree unless ALLOW_DIRTY=1, so every results.json names
-# code that was committed.
+# other runs, ../shared/corpora. On 2 cores: about an hour for the bundled corpus (its model rows
+# and reranked row on a sample of 10) and a quarter of an hour for its snippet leakage on 5
+# questions (BUNDLED=0 skips both); about 25 minutes for each shared corpus in CORPORA (the model's
+# rows on a sample of SAMPLE=5) and ten more for its leakage on SHARED_LEAKAGE_SAMPLE=3 questions
+# (0 skips every leakage run). Refuses to start from a modified work tree unless ALLOW_DIRTY=1, so
+# every results.json names code that was committed.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 BIN=$(dirname "$PYTHON")
 MODEL=${MODEL:-local:qwen2.5-coder-1.5b}
-UV_DOCS=${UV_DOCS:-../shared/corpora/uv-docs}
 SHARED=${SHARED:-../shared/corpora}
-OTHER_CORPORA=${OTHER_CORPORA-pydantic-docs semconv-docs pnpm-docs}
+CORPORA=${CORPORA-pydantic-docs semconv-docs pnpm-docs uv-docs}
 WORK=${WORK:-$(mktemp -d)}
 made=""
 
@@ -42,44 +41,34 @@ remake() {  # name, corpus, extra bench options...
     made="$made $name"
 }
 
-# the reranked push row needs a model: the local one, listwise, on the seeded sample only
+# The snippet-leakage experiment on the first questions of a run's sample: the full-width mode is
+# the pull row's own runs (same key), so only the short and heading-path-only modes call the model
+# (about 100 s a question per mode).
+leakage() {  # name, corpus, questions
+    name=$1 corpus=$2 questions=$3
+    [ "$questions" != 0 ] || return 0
+    echo "== snippet leakage on $name ($(date -u +%H:%M))" >&2
+    rm -rf "$WORK/$name-leakage-cache"
+    mkdir -p "$WORK/$name-leakage-cache/full"
+    cp -R "$WORK/results/$name/pull/pull_runs" "$WORK/$name-leakage-cache/full/"
+    "$PYTHON" benchmarks/snippet_leakage.py --run "$WORK/results/$name" --corpus "$corpus" --model "$MODEL" \
+        --sample "$questions" --cache "$WORK/$name-leakage-cache" --out "$WORK/results/$name/leakage"
+    "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/$name/leakage"
+}
+
 if [ "${BUNDLED:-1}" != 0 ]; then
+    # the reranked push row needs a model: the local one, listwise, on the seeded sample only
     remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
+    leakage sample-corpus examples/corpus "${LEAKAGE_SAMPLE:-5}"
 fi
-# the snippet-leakage experiment on the first LEAKAGE_SAMPLE of that sample: the full-width mode is the
-# pull row's own runs (same key), so only the short and heading-path-only modes call the model
-if [ "${BUNDLED:-1}" != 0 ] && [ "${LEAKAGE_SAMPLE:-5}" != 0 ]; then
-    echo "== snippet leakage on sample-corpus ($(date -u +%H:%M))" >&2
-    mkdir -p "$WORK/leakage-cache/full"
-    cp -R "$WORK/results/sample-corpus/pull/pull_runs" "$WORK/leakage-cache/full/"
-    "$PYTHON" benchmarks/snippet_leakage.py --run "$WORK/results/sample-corpus" --model "$MODEL" \
-        --sample "${LEAKAGE_SAMPLE:-5}" --cache "$WORK/leakage-cache" --out "$WORK/results/sample-corpus/leakage"
-    "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/sample-corpus/leakage"
-fi
-# the corpora that are new to the published set first, then the uv docs and their leakage
-for name in $OTHER_CORPORA; do
+for name in $CORPORA; do
     if [ -d "$SHARED/$name" ]; then
-        remake "$name" "$SHARED/$name" --judge none --sample "${UV_SAMPLE:-5}"
+        remake "$name" "$SHARED/$name" --judge none --sample "${SAMPLE:-5}"
+        leakage "$name" "$SHARED/$name" "${SHARED_LEAKAGE_SAMPLE:-3}"
     else
         echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
     fi
 done
-if [ -d "$UV_DOCS" ]; then
-    # the local model reads under the reading grammar (ADR 021): about 100 s a question on 2 cores, so
-    # the uv docs run samples 5 questions (UV_SAMPLE=20 for the earlier size, about an hour more)
-    remake uv-docs "$UV_DOCS" --judge none --sample "${UV_SAMPLE:-5}"
-    # snippet leakage on the first UV_LEAKAGE_SAMPLE of the uv sample (about 100 s a question per mode)
-    if [ "${UV_LEAKAGE_SAMPLE:-3}" != 0 ]; then
-        echo "== snippet leakage on uv-docs ($(date -u +%H:%M))" >&2
-        mkdir -p "$WORK/uv-leakage-cache/full"
-        cp -R "$WORK/results/uv-docs/pull/pull_runs" "$WORK/uv-leakage-cache/full/"
-        "$PYTHON" benchmarks/snippet_leakage.py --run "$WORK/results/uv-docs" --corpus "$UV_DOCS" --model "$MODEL" \
-            --sample "${UV_LEAKAGE_SAMPLE:-3}" --cache "$WORK/uv-leakage-cache" --out "$WORK/results/uv-docs/leakage"
-        "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/uv-docs/leakage"
-    fi
-else
-    echo "remake_results: $UV_DOCS is absent; benchmarks/results/uv-docs left as it was" >&2
-fi
 for name in $made; do
     rm -rf "benchmarks/results/$name"
     cp -R "$WORK/results/$name" "benchmarks/results/$name"
