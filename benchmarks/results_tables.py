@@ -5,7 +5,8 @@ Run:  .venv/bin/python benchmarks/results_tables.py [--check]
 Each table sits between ``<!-- results:NAME -->`` and ``<!-- /results:NAME -->``
 in the two files. ``summary`` (every run on its sampled questions) and
 ``summary-all`` (every run on all its questions, the rows that answered all)
-are built from every ``benchmarks/results/*/results.json``; any other NAME is
+and ``pooled`` (every run's questions pooled per shape) are built from every
+``benchmarks/results/*/results.json``; any other NAME is
 rebuilt from ``benchmarks/results/NAME/results.json`` alone: every row on
 all its questions and, like with like, every row on the questions the pull
 rows were sampled on, the search row included, under a line saying which
@@ -135,6 +136,15 @@ SUMMARY_COLUMNS = (
 ALL_QUESTIONS_COLUMNS = SUMMARY_COLUMNS[:2]
 
 
+#: the run every summary starts with: the corpus in this repository, which `make demo` replays
+BUNDLED = "sample-corpus"
+
+
+def published_runs() -> list[Path]:
+    """Every ``results.json`` under :data:`RESULTS`: the bundled corpus's first, then by corpus name."""
+    return sorted(RESULTS.glob("*/results.json"), key=lambda path: (path.parent.name != BUNDLED, path.parent.name))
+
+
 def summary_table(*, every_question: bool = False) -> str:
     """One table over every published run: per corpus and shape, the best push row against search and pull.
 
@@ -150,7 +160,7 @@ def summary_table(*, every_question: bool = False) -> str:
         "|---|---|---|---|---|" + "---|" * len(columns),
     ]
     made = []
-    for path in sorted(RESULTS.glob("*/results.json")):
+    for path in published_runs():
         data = json.loads(path.read_text(encoding="utf-8"))
         commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
         fingerprint = (data.get("behaviour") or {}).get("key", "none")
@@ -169,9 +179,46 @@ def summary_table(*, every_question: bool = False) -> str:
     return "\n".join([*lines, "", f"_Runs: {'; '.join(made)}._", ""])
 
 
+def pooled_table() -> str:
+    """Every published run's questions pooled, per shape: the best push row of each corpus, search, scripted pull.
+
+    Each run's verdict over all its questions (:func:`summary_table` with
+    ``every_question``), weighted by its number of questions: the push
+    figure is each corpus's own strongest push row on that shape, so the
+    pooled push side is never weaker than any one configuration.
+    """
+    totals: dict[str, dict[str, float]] = {}
+    for path in published_runs():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for v in (data.get("verdict") or {}).get("all") or []:
+            shape = totals.setdefault(v["shape"], {"n": 0, "push": 0.0, "corpora": 0})
+            shape["n"] += v["n"]
+            shape["push"] += v["n"] * v["best_push_recall"]
+            shape["corpora"] += 1
+            for heading, prefix in ALL_QUESTIONS_COLUMNS:
+                recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
+                if recall is not None:
+                    shape[heading] = shape.get(heading, 0.0) + v["n"] * recall
+    lines = [
+        "| shape | corpora | questions | best push row of each corpus | "
+        + " | ".join(h for h, _ in ALL_QUESTIONS_COLUMNS)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(ALL_QUESTIONS_COLUMNS),
+    ]
+    for name, shape in totals.items():
+        n = shape["n"]
+        cells = [_f(shape[h] / n) if h in shape else "—" for h, _ in ALL_QUESTIONS_COLUMNS]
+        lines.append(
+            f"| {name} | {shape['corpora']:.0f} | {n:.0f} | {shape['push'] / n:.3f} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join([*lines, ""])
+
+
 def regenerate(text: str) -> str:
     def block(m: re.Match[str]) -> str:
         name = m.group("name")
+        if name == "pooled":
+            return m.group(1) + pooled_table() + m.group(4)
         if name.startswith("summary"):
             return m.group(1) + summary_table(every_question=name == "summary-all") + m.group(4)
         return m.group(1) + table(name) + m.group(4)

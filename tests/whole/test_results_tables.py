@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -30,3 +31,11 @@ def test_the_summary_over_every_question_has_only_the_rows_that_answered_every_q
     lines = [line for line in results_tables.summary_table(every_question=True).splitlines() if line.startswith("|")]
     assert lines[0] == "| corpus | shape | n | best push row | recall | search | scripted pull (no model) |"
     assert len(lines) > len([line for line in results_tables.summary_table().splitlines() if line.startswith("|")])
+
+
+def test_the_pooled_table_weights_each_corpus_by_its_questions() -> None:
+    lines = [line.split(" | ") for line in results_tables.pooled_table().splitlines() if line.startswith("| overall")]
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in results_tables.published_runs()]
+    overall = [next(v for v in run["verdict"]["all"] if v["shape"] == "overall") for run in runs]
+    n = sum(v["n"] for v in overall)
+    assert lines[0][1:4] == [str(len(runs)), str(n), f"{sum(v['n'] * v['best_push_recall'] for v in overall) / n:.3f}"]
