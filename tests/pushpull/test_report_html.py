@@ -11,7 +11,8 @@ from cli_support import one_line_error, run
 from pushpull.questions import BLOCKS
 
 REPO = Path(__file__).resolve().parents[2]
-RUNS = [REPO / "benchmarks" / "results" / "sample-corpus", REPO / "benchmarks" / "results" / "uv-docs"]
+#: every published run, drawn in one page
+RUNS = sorted(path.parent for path in (REPO / "benchmarks" / "results").glob("*/results.json"))
 
 
 def expected_charts(folder: Path) -> int:

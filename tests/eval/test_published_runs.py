@@ -1,0 +1,46 @@
+"""Every published run under ``benchmarks/results`` replays byte for byte on this code, without a model.
+
+The published tables are only worth citing while the code that made them is
+the code in the repository: a change to anything that shapes a tool result or
+a prompt makes a replay refuse, and this test fails until the run is re-made
+(``make remake-results``). Each replay re-scores the push and search rows now
+and answers every model call from the run's committed caches; a few seconds
+a corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli_support import run
+
+REPO = Path(__file__).resolve().parents[2]
+RUNS = sorted(path.parent for path in (REPO / "benchmarks" / "results").glob("*/results.json"))
+
+
+def corpus_of(run_dir: Path, corpora: Path) -> Path:
+    """The folder a run was made over: the bundled corpus, else the shared corpus of the run's name."""
+    return REPO / "examples" / "corpus" if run_dir.name == "sample-corpus" else corpora / run_dir.name
+
+
+#: the runs the README's summary table stands on
+PUBLISHED = {"sample-corpus", "uv-docs", "pydantic-docs", "semconv-docs", "pnpm-docs"}
+
+
+def test_the_bundled_corpus_and_four_shared_corpora_are_published() -> None:
+    assert {run_dir.name for run_dir in RUNS} == PUBLISHED
+
+
+@pytest.mark.parametrize("run_dir", RUNS, ids=lambda path: path.name)
+def test_a_published_run_replays_byte_for_byte_without_a_model(run_dir: Path, corpora: Path, tmp_path: Path) -> None:
+    corpus = corpus_of(run_dir, corpora)
+    if not corpus.is_dir():
+        pytest.skip(f"{corpus} is not on this machine")
+    proc = run(
+        "bench", str(corpus), "--store", str(tmp_path / "store.sqlite"), "--replay", str(run_dir),
+        "--out", str(tmp_path / "replay"), "--view", "none",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert f"replay of {run_dir}: table.txt reproduced byte for byte" in proc.stdout, proc.stdout[-2000:]
