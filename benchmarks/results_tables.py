@@ -3,15 +3,15 @@
 Run:  .venv/bin/python benchmarks/results_tables.py [--check]
 
 Each table sits between ``<!-- results:NAME -->`` and ``<!-- /results:NAME -->``
-in the two files. ``summary`` (every run on its sampled questions) and
-``summary-all`` (every run on all its questions, the rows that answered all)
-and ``pooled`` (every run's questions pooled per shape) are built from every
-``benchmarks/results/*/results.json``; any other NAME is
-rebuilt from ``benchmarks/results/NAME/results.json`` alone: every row on
-all its questions and, like with like, every row on the questions the pull
-rows were sampled on, the search row included, under a line saying which
-commit and command produced it. ``--check`` exits 1 when a
-file is not what the results say (for CI or review), writing nothing.
+in the two files. Three are built from every ``benchmarks/results/*/results.json``:
+``summary`` (every run on its sampled questions), ``summary-all`` (every run
+on all its questions, the rows that answered all) and ``pooled`` (every run's
+questions pooled per shape). Any other NAME is rebuilt from
+``benchmarks/results/NAME/results.json`` alone: every row on all its
+questions and, like with like, every row on the questions the pull rows were
+sampled on, the search row included, under a line saying which commit and
+command produced it. ``--check`` exits 1 when a file is not what the results
+say (for CI or review), writing nothing.
 """
 
 from __future__ import annotations
