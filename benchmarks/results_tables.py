@@ -140,6 +140,16 @@ ALL_QUESTIONS_COLUMNS = SUMMARY_COLUMNS[:2]
 BUNDLED = "sample-corpus"
 
 
+def recall_of(verdict: dict[str, Any], prefix: str) -> float | None:
+    """The recall, in one shape's recorded verdict, of the row whose name starts with ``prefix``."""
+    return next((recall for name, recall in verdict["recall"].items() if name.startswith(prefix)), None)
+
+
+def every_question_verdict(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A run's verdict per shape over all its questions (the rows that answered every one)."""
+    return list((data.get("verdict") or {}).get("all") or [])
+
+
 def published_runs() -> list[Path]:
     """Every ``results.json`` under :data:`RESULTS`: the bundled corpus's first, then by corpus name."""
     return sorted(RESULTS.glob("*/results.json"), key=lambda path: (path.parent.name != BUNDLED, path.parent.name))
@@ -165,11 +175,11 @@ def summary_table(*, every_question: bool = False) -> str:
         commit = str((data.get("provenance") or {}).get("commit", "?"))[:7]
         fingerprint = (data.get("behaviour") or {}).get("key", "none")
         made.append(f"{path.parent.name} at commit {commit} (behaviour fingerprint {fingerprint})")
-        found = list((data.get("verdict") or {}).get("all") or []) if every_question else recorded_verdict(data)[0]
+        found = every_question_verdict(data) if every_question else recorded_verdict(data)[0]
         for v in found:
             cells = []
             for _, prefix in columns:
-                recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
+                recall = recall_of(v, prefix)
                 cells.append("—" if recall is None else f"{recall:.3f}")
             lines.append(
                 f"| {path.parent.name} | {v['shape']} | {v['n']} | {v['best_push']} | {v['best_push_recall']:.3f} | "
@@ -190,13 +200,13 @@ def pooled_table() -> str:
     totals: dict[str, dict[str, float]] = {}
     for path in published_runs():
         data = json.loads(path.read_text(encoding="utf-8"))
-        for v in (data.get("verdict") or {}).get("all") or []:
+        for v in every_question_verdict(data):
             shape = totals.setdefault(v["shape"], {"n": 0, "push": 0.0, "corpora": 0})
             shape["n"] += v["n"]
             shape["push"] += v["n"] * v["best_push_recall"]
             shape["corpora"] += 1
             for heading, prefix in ALL_QUESTIONS_COLUMNS:
-                recall = next((r for name, r in v["recall"].items() if name.startswith(prefix)), None)
+                recall = recall_of(v, prefix)
                 if recall is not None:
                     shape[heading] = shape.get(heading, 0.0) + v["n"] * recall
     lines = [

@@ -7,9 +7,10 @@ inline, its charts are SVG drawn here (no script, no network), and it opens
 from disk in any browser. Over several runs it opens with one verdict table
 (per run and shape: the best push row, and every other row's recall with its
 margin over it, on the questions every row answered). Per run: that verdict,
-recall@k per shape as bars with the best push row marked, recall against tokens per query and against ms per query,
-reads per query of the pull rows, the leakage gap, and a table of misses
-(question, the gold text a row left out, and what each row returned instead).
+recall@k per shape as bars with the best push row marked, recall against
+tokens per query and against ms per query, reads per query of the pull rows,
+the leakage gap, and a table of misses (question, the gold text a row left
+out, and what each row returned instead).
 """
 
 from __future__ import annotations
@@ -305,9 +306,9 @@ figcaption{font-weight:600;margin-bottom:4px}svg text{font-size:12px;fill:#2d374
 .legend{margin:4px 0 0;padding-left:18px;font-size:12px;max-width:420px}
 table.misses{border-collapse:collapse;width:100%;font-size:12.5px}
 .misses td,.misses th{border:1px solid #e2e8f0;padding:6px;vertical-align:top;text-align:left}
-.misses ul{margin:0;padding-left:16px}
+.misses ul{margin:0;padding-left:16px}.gold{margin-bottom:4px;white-space:pre-wrap}code{font-size:12px}
 table.verdict{border-collapse:collapse;font-size:12.5px;margin-bottom:8px}
 .verdict td,.verdict th{border:1px solid #e2e8f0;padding:4px 6px;text-align:left;vertical-align:top}
 .verdict caption{text-align:left;color:#4a5568;margin-bottom:4px}.verdict th{max-width:150px}
-.verdict .ahead{background:#c6f6d5}.verdict .behind{background:#fed7d7}.verdict .even{background:#edf2f7}.gold{margin-bottom:4px;white-space:pre-wrap}code{font-size:12px}
+.verdict .ahead{background:#c6f6d5}.verdict .behind{background:#fed7d7}.verdict .even{background:#edf2f7}
 """
