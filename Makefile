@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 CORPUS ?= examples/corpus
 SMOKE  ?= .smoke
 
-.PHONY: demo test smoke install install-test clean bench-local remake-results
+.PHONY: demo test smoke install install-test clean bench-local remake-results reexecute-results
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,10 +64,16 @@ bench-local: install
 	    --pull $(LOCAL_MODEL) --sample 5 --out $(BENCH_LOCAL_OUT)
 
 # Re-make the published runs at the current commit and regenerate their tables in README and
-# benchmarks/RESULTS.md (about 30-60 minutes of local-model time on 2 cores): benchmarks/remake_results.sh
+# benchmarks/RESULTS.md (about 3 h 45 min of local-model time on 2 cores): benchmarks/remake_results.sh
 remake-results: install
 	$(BIN)/pushpull models install-local --with-runtime
 	PYTHON=$(BIN)/python sh benchmarks/remake_results.sh
+
+# Re-execute them instead: today's code on the model answers they recorded, the model only for a
+# question whose requests changed (docs/adr/023-re-executing-recorded-runs.md)
+reexecute-results: install
+	$(BIN)/pushpull models install-local --with-runtime
+	REEXECUTE=1 PYTHON=$(BIN)/python sh benchmarks/remake_results.sh
 
 clean:
 	rm -rf $(VENV) $(SMOKE) dist $(CORPUS)/.contextpull

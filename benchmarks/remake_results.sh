@@ -11,6 +11,11 @@
 # rows on a sample of SAMPLE=5) and ten more for its leakage on SHARED_LEAKAGE_SAMPLE=3 questions
 # (0 skips every leakage run). Refuses to start from a modified work tree unless ALLOW_DIRTY=1, so
 # every results.json names code that was committed.
+#
+# REEXECUTE=1 (make reexecute-results) re-executes the published runs instead (docs/adr/023):
+# every row computed again by this code, each model call answered as recorded, and only a question
+# whose requests changed run again by the model: minutes when no request changed. A run with no
+# leakage folder gets one made in full.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
@@ -56,19 +61,58 @@ leakage() {  # name, corpus, questions
     "$PYTHON" benchmarks/snippet_leakage.py --replay "$WORK/results/$name/leakage"
 }
 
-if [ "${BUNDLED:-1}" != 0 ]; then
-    # the reranked push row needs a model: the local one, listwise, on the seeded sample only
-    remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
-    leakage sample-corpus examples/corpus "${LEAKAGE_SAMPLE:-5}"
-fi
-for name in $CORPORA; do
-    if [ -d "$SHARED/$name" ]; then
-        remake "$name" "$SHARED/$name" --judge none --sample "${SAMPLE:-5}"
-        leakage "$name" "$SHARED/$name" "${SHARED_LEAKAGE_SAMPLE:-3}"
-    else
-        echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
+# Re-execute a published run and its leakage folder: the answers it recorded, today's code.
+reexecute() {  # name, corpus
+    name=$1 corpus=$2
+    out=$WORK/results/$name
+    rm -rf "$out"
+    echo "== re-executing $name ($(date -u +%H:%M))" >&2
+    "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --replay "benchmarks/results/$name" \
+        --re-execute --out "$out" --view none
+    echo "== replaying $name without the model" >&2
+    "$BIN/contextpull" bench "$corpus" --store "$WORK/$name.sqlite" --replay "$out" --out "$WORK/$name-replay" \
+        --view none
+    made="$made $name"
+    recorded=benchmarks/results/$name/leakage
+    if [ ! -f "$recorded/leakage.json" ]; then
+        leakage "$name" "$corpus" "$( [ "$name" = sample-corpus ] && echo "${LEAKAGE_SAMPLE:-5}" || echo "${SHARED_LEAKAGE_SAMPLE:-3}")"
+        return 0
     fi
-done
+    echo "== re-executing the snippet leakage of $name ($(date -u +%H:%M))" >&2
+    mkdir -p "$WORK/$name-leakage-cache"  # answers already there (an earlier try) are kept
+    rm -rf "$WORK/$name-leakage-cache/full"
+    mkdir -p "$WORK/$name-leakage-cache/full"
+    cp -R "$out/pull/pull_runs" "$WORK/$name-leakage-cache/full/"
+    "$PYTHON" benchmarks/snippet_leakage.py --run "$out" --corpus "$corpus" --re-execute "$recorded" \
+        --cache "$WORK/$name-leakage-cache" --out "$out/leakage"
+    "$PYTHON" benchmarks/snippet_leakage.py --replay "$out/leakage"
+}
+
+if [ "${REEXECUTE:-0}" != 0 ]; then
+    for name in ${RUNS-sample-corpus $CORPORA}; do
+        if [ "$name" = sample-corpus ]; then
+            reexecute "$name" examples/corpus
+        elif [ -d "$SHARED/$name" ]; then
+            reexecute "$name" "$SHARED/$name"
+        else
+            echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
+        fi
+    done
+else
+    if [ "${BUNDLED:-1}" != 0 ]; then
+        # the reranked push row needs a model: the local one, listwise, on the seeded sample only
+        remake sample-corpus examples/corpus --sample 10 --reranker "llm:$MODEL"
+        leakage sample-corpus examples/corpus "${LEAKAGE_SAMPLE:-5}"
+    fi
+    for name in $CORPORA; do
+        if [ -d "$SHARED/$name" ]; then
+            remake "$name" "$SHARED/$name" --judge none --sample "${SAMPLE:-5}"
+            leakage "$name" "$SHARED/$name" "${SHARED_LEAKAGE_SAMPLE:-3}"
+        else
+            echo "remake_results: $SHARED/$name is absent; benchmarks/results/$name left as it was" >&2
+        fi
+    done
+fi
 for name in $made; do
     rm -rf "benchmarks/results/$name"
     cp -R "$WORK/results/$name" "benchmarks/results/$name"

@@ -17,16 +17,23 @@ question, tokens per question and seconds per question. Runs are cached under
 ``--cache`` by the tool loop's own keys, so an interrupted run resumes.
 
 ``--out DIR`` writes ``leakage.json`` (the command, commit and machine, the
-behaviour fingerprint of the code that ran, and every question's record per
-mode) and ``leakage.txt`` (the table). ``--replay DIR`` recomputes the table
-from those records with no model, refuses records made by other code (the
-behaviour fingerprint differs), and checks the text byte for byte.
+model's identity, the behaviour fingerprint of the code that ran, and every
+question's record per mode), ``leakage.txt`` (the table) and ``answers/``
+(the model's answers of the short and heading-only modes; the full mode's are
+the run's own). ``--replay DIR`` recomputes the table from those records with
+no model, refuses records made by other code (the behaviour fingerprint
+differs), and checks the text byte for byte. ``--re-execute DIR`` runs every
+question of a ``--out`` folder again with the code running now, each model
+call answered as recorded; a question whose requests changed is run again by
+the model, when it is installed (``contextpull.eval.reexecute``; seconds stay
+the recorded ones but for those).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -36,11 +43,15 @@ from typing import Any
 from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
+from contextpull.eval.reexecute import QuestionRerun
 from contextpull.ingestion.run import ingest
+from pushpull.models.recorded import live_provider, recorded_provider
 from pushpull.provenance import provenance
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = {"full": 160, "short": 60, "heading path only": 0}
+#: the modes whose model answers a ``--out`` folder keeps (the full mode's are the bench run's own)
+KEPT = ("short", "heading path only")
 
 
 def _questions(run_dir: Path, sample: int | None) -> list[dict[str, Any]]:
@@ -57,11 +68,30 @@ def _recall(ranked: list[str], gold: list[str], k: int) -> float:
     return len(set(ranked[:k]) & set(gold)) / len(set(gold)) if gold else 0.0
 
 
-def measure(model: str, store: Path, questions: list[dict[str, Any]], k: int, cache: Path) -> dict[str, Any]:
-    """Every question's record in every mode; one agent run per question and mode."""
+def _folder(mode: str) -> str:
+    return mode.replace(" ", "-")
+
+
+def measure(
+    model: str,
+    store: Path,
+    questions: list[dict[str, Any]],
+    k: int,
+    cache: Path,
+    again: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every question's record in every mode (one agent run per question and mode), and the model's identity.
+
+    ``again`` (a re-execution) holds the recorded ``leakage.json``: each mode's
+    model calls are answered from ``cache`` as recorded, and only a question
+    whose requests changed is run by the model.
+    """
     records: dict[str, Any] = {}
+    identity: dict[str, Any] = {}
     for mode, width in MODES.items():
-        agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / mode.replace(" ", "-"))
+        agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / _folder(mode))
+        if again is not None:
+            agent.rerun = _rerun(again, mode, model, cache / _folder(mode))
         rows = []
         for number, question in enumerate(questions, 1):
             run = agent.run(question["q"])
@@ -81,7 +111,16 @@ def measure(model: str, store: Path, questions: list[dict[str, Any]], k: int, ca
             )
             print(f"{mode}: {number}/{len(questions)} ({run.wall_s:.0f} s)", file=sys.stderr, flush=True)
         records[mode] = {"snippet_chars": width, "questions": rows}
-    return records
+        identity = agent.provider.identity()
+    return records, identity
+
+
+def _rerun(saved: dict[str, Any], mode: str, model: str, cache: Path) -> QuestionRerun:
+    """The re-execution of one mode: the recorded answers in ``cache``, the model for what is new."""
+    identity = saved["identity"]
+    live, why = live_provider(model, cache, identity)
+    seconds = {saved["texts"][row["id"]]: row["seconds"] for row in saved["records"][mode]["questions"]}
+    return QuestionRerun(recorded_provider(model, identity, cache), live, why, seconds.get)
 
 
 def summarise(records: dict[str, Any], k: int) -> dict[str, Any]:
@@ -127,18 +166,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, help="at most this many of the run's sampled questions")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "contextpull-snippet-leakage")
-    parser.add_argument("--out", type=Path, help="write leakage.json and leakage.txt here")
+    parser.add_argument("--out", type=Path, help="write leakage.json, leakage.txt and answers/ here")
     parser.add_argument("--replay", type=Path, help="recompute the table of a --out folder, no model")
+    parser.add_argument(
+        "--re-execute", type=Path, metavar="DIR", help="run a --out folder's questions again with this code"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.replay:
         return replay(args.replay)
-    questions = _questions(args.run, args.sample)
+    again = _recorded_for_again(args) if args.re_execute else None
+    questions = _questions(args.run, len(again["texts"]) if again else args.sample)
+    if again is not None and [q["id"] for q in questions] != list(again["texts"]):
+        print(f"snippet_leakage: {args.run} samples other questions than {args.re_execute}", file=sys.stderr)
+        return 1
     started = provenance()
     with tempfile.TemporaryDirectory() as folder:
         store = Path(ingest(args.corpus, Path(folder) / "store.sqlite").store)
         behaviour, _ = fingerprint.of_store(store)
-        records = measure(args.model, store, questions, args.k, args.cache)
+        records, identity = measure(args.model, store, questions, args.k, args.cache, again)
     table = summarise(records, args.k)
     text = render(table, args.k, len(questions), args.model)
     if args.out:
@@ -146,16 +192,58 @@ def main(argv: list[str] | None = None) -> int:
         saved = {
             "provenance": started,
             "model": args.model,
+            "identity": identity,
             "k": args.k,
             "run": str(args.run),
             "behaviour": behaviour.to_dict(),
             "table": table,
             "records": records,
         }
+        if again is not None:
+            saved["re_executed"] = {"of": str(args.re_execute), "made_at": again["made_at"]}
         (args.out / "leakage.json").write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
         (args.out / "leakage.txt").write_text(text + "\n", encoding="utf-8")
+        _keep_answers(args.cache, args.out / "answers")
     print(json.dumps(table, indent=2) if args.json else text)
     return 0
+
+
+def _recorded_for_again(args: argparse.Namespace) -> dict[str, Any]:
+    """The recorded folder to re-execute, with what the re-execution needs: each question's text by id, the
+    model's identity (older folders lack it: the bench run's), its recorded answers in ``--cache``."""
+    saved = json.loads((args.re_execute / "leakage.json").read_text(encoding="utf-8"))
+    results = json.loads((args.run / "results.json").read_text(encoding="utf-8"))
+    saved.setdefault("identity", results["models"][saved["model"]])
+    ids = [row["id"] for row in next(iter(saved["records"].values()))["questions"]]
+    texts = {q["id"]: q["q"] for q in _questions(args.run, None)}
+    saved["texts"] = {qid: texts[qid] for qid in ids}
+    saved["made_at"] = (saved.get("re_executed") or {}).get("made_at") or saved["provenance"]["commit"]
+    for mode in KEPT:
+        kept = args.re_execute / "answers" / _folder(mode) / "completions.sqlite3"
+        if kept.is_file():
+            _copy_database(kept, args.cache / _folder(mode) / "completions.sqlite3")
+    _copy_database(args.run / "pull" / "completions.sqlite3", args.cache / "full" / "completions.sqlite3")
+    return saved
+
+
+def _keep_answers(cache: Path, out: Path) -> None:
+    """The short and heading-only modes' model answers, one clean SQLite file each, for a later re-execution."""
+    for mode in KEPT:
+        found = cache / _folder(mode) / "completions.sqlite3"
+        if found.is_file():
+            _copy_database(found, out / _folder(mode) / "completions.sqlite3")
+
+
+def _copy_database(source: Path, target: Path) -> None:
+    """Copy a SQLite file whole (its write-ahead log folded in) with SQLite's own backup."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
 
 
 def replay(folder: Path) -> int:

@@ -14,7 +14,7 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if body.startswith("```"):
         body = body.strip("`").strip().removeprefix("json").strip()
     try:
-        reply = json.loads(body)
+        reply = json.loads(body, strict=False)  # a raw newline inside a string is still the reply
     except json.JSONDecodeError as err:
         raise ModelError(f"model reply is not JSON: {text[:120]!r}") from err
     if not isinstance(reply, dict):

@@ -18,6 +18,7 @@ from mcp import Client
 
 from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
 from contextpull.eval.pull_record import PullRunFailed, unique
+from contextpull.eval.reading_loop import BOUNDED_CHARS
 from contextpull.server.app import build_server
 from fakes import AnthropicFake, OpenAIFake, Request
 from fakes import anthropic_server as anth
@@ -321,8 +322,14 @@ def test_openai_loop_reads_in_order_and_marks_tool_errors(store: Path, monkeypat
     assert read.stats()["refused_calls"] == 1
 
 
+TOO_LONG: dict[str, Any] = {}
+RAMBLING: dict[str, Any] = {}
+
+
 class ScriptedLlama:
-    """Stands in for ``llama_cpp.Llama``: replays JSON replies and keeps each turn's grammar."""
+    """Stands in for ``llama_cpp.Llama``: replays JSON replies and keeps each turn's grammar; a reply that
+    is :data:`TOO_LONG` fails as a prompt beyond the context window does, one that is :data:`RAMBLING`
+    is cut off at ``max_tokens``."""
 
     def __init__(self, replies: list[dict[str, Any]]) -> None:
         self.replies = replies
@@ -330,9 +337,13 @@ class ScriptedLlama:
 
     def create_chat_completion(self, **request: Any) -> dict[str, Any]:
         self.schemas.append(request["response_format"]["schema"])
-        text = json.dumps(self.replies[len(self.schemas) - 1])
+        reply = self.replies[len(self.schemas) - 1]
+        if reply is TOO_LONG:  # llama-cpp-python's refusal of a prompt beyond its context window
+            raise ValueError("Requested tokens (9046) exceed context window of 8192")
+        cut = reply is RAMBLING  # a reply that reaches max_tokens before its JSON is complete
+        text = '{"action": "answer", "answer": {"text": "the same clause again and' if cut else json.dumps(reply)
         return {
-            "choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+            "choices": [{"message": {"content": text}, "finish_reason": "length" if cut else "stop"}],
             "usage": {"prompt_tokens": 100, "completion_tokens": 10},
         }
 
@@ -419,6 +430,48 @@ def test_a_part_whose_best_hits_come_from_two_documents_reads_a_section_of_each(
     assert set(second_read) == {"read"}  # the first side read, the part still waits for the second
     assert second_read["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == second_side
     assert "answer" in _options(llm.schemas[5])
+
+
+def test_a_read_that_fills_the_context_is_undone_and_the_model_answers_from_what_it_read(store: Path) -> None:
+    """A long section read into the local model's 8,192 tokens made 5 of 30 published runs fail."""
+    both = "Travel and expense policy (2024) and Travel and expense policy (2025)"
+    found = hits(store, both)
+    second_doc = found[1].rpartition("#")[0]
+    second_side = [sid for sid in found[:3] if sid.rpartition("#")[0] == second_doc]
+    replies = [
+        {"action": "plan", "arguments": {"parts": [both, "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": both}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "read", "arguments": {"id": second_side[0]}},
+        TOO_LONG,
+        {"action": "answer", "answer": {"text": "45 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    assert adapter.retrieve(QUESTION, 5) == [found[0]]  # the read whose result never fitted is not counted
+    run = adapter.run(QUESTION)
+    assert run.error is None and run.answer == f"45 days. [{found[0]}]"
+    assert [call.name for call in run.tool_calls] == ["search", "search", "read"]
+    assert set(_options(llm.schemas[6])) == {"answer"}  # asked for the answer, from the first read
+    assert llm.schemas[6] != llm.schemas[5]
+
+
+def test_a_reply_cut_off_at_max_tokens_is_asked_again_with_its_strings_bounded(store: Path) -> None:
+    found = hits(store, "retention period")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["retention period", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        RAMBLING,
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    adapter.max_turns = 5
+    assert adapter.run(QUESTION).answer == f"21 days. [{found[0]}]"
+    text = _options(llm.schemas[5])["answer"]["properties"]["answer"]["properties"]["text"]
+    assert text == {"type": "string", "maxLength": BOUNDED_CHARS}
+    assert "maxLength" not in _options(llm.schemas[4])["answer"]["properties"]["answer"]["properties"]["text"]
 
 
 def test_the_last_turn_offers_only_the_answer_once_a_section_was_read(store: Path) -> None:

@@ -28,7 +28,7 @@ SPEC = "anthropic:claude-fake"
 READ, SURFACED, STRICT = (f"pull, {what} ({SPEC})" for what in ("ids read", "ids surfaced", "strict reads"))
 
 
-def _question(body: dict[str, Any]) -> str:
+def question_of(body: dict[str, Any]) -> str:
     return str(body["messages"][0]["content"][0]["text"])
 
 
@@ -37,12 +37,12 @@ def agent_and_judge(request: Request) -> dict[str, Any]:
     searches, then reads the top hit unless the question asks for snippets only, then answers."""
     body = request.body
     if any(tool["name"] == "json_response" for tool in body.get("tools", [])):
-        verdict = "(no passages)" not in _question(body)
+        verdict = "(no passages)" not in question_of(body)
         return anth.tool_reply("json_response", {"verdict": verdict, "reason": "scripted"})
     results = [
         block for message in body["messages"] for block in message["content"] if block.get("type") == "tool_result"
     ]
-    question = _question(body)
+    question = question_of(body)
     if not results:
         return anth.tool_reply("search", {"query": question.removesuffix(" (snippets only)")})
     if len(results) == 1 and not question.endswith("(snippets only)"):

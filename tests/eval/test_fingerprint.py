@@ -46,6 +46,17 @@ def test_the_fingerprint_covers_everything_that_shapes_a_tool_result_or_a_prompt
     assert not any(name.startswith("contextpull/cli/") for name in files)
 
 
+def test_every_parser_is_fingerprinted() -> None:
+    """Every module of ``parse/`` makes sections a run searches; once, three were loaded by a computed
+    name that the import walk could not follow (the PDF, Word and PowerPoint parsers)."""
+    files = fingerprint.file_hashes()
+    parsers = sorted(
+        f"contextpull/parse/{path.name}" for path in (fingerprint.source_root() / "contextpull" / "parse").glob("*.py")
+    )
+    assert len(parsers) > 10
+    assert [name for name in parsers if name not in files] == []
+
+
 def _copy_sources(tmp_path: Path) -> Path:
     root = tmp_path / "src"
     for package in fingerprint.PACKAGES:

@@ -77,6 +77,33 @@ def test_index_lines_give_path_and_title() -> None:
     assert index_entries(text) == [("a/b.md", "Alpha"), ("c.txt", "GAMMA")]
 
 
+def test_a_compact_index_gives_paths_without_titles_and_a_collapsed_folder_names_no_document() -> None:
+    text = (
+        "Corpus index: 306 documents\n- docs/README.md (2)\n- docs/registry/attributes/ — 86 documents, 328 sections\n"
+    )
+    assert index_entries(text) == [("docs/README.md", "")]
+
+
+def test_paths_written_in_full_name_their_documents_and_no_others() -> None:
+    listed = [("docs/a/k8s.md", ""), ("docs/b/k8s.md", ""), ("docs/a/kestrel.md", "Kestrel metrics")]
+    question = "What differs between docs/a/k8s.md and docs/b/k8s.md?"
+    assert named_documents(question, listed) == ["docs/a/k8s.md", "docs/b/k8s.md"]
+    assert named_documents("What differs between docs/c/x.md and docs/d/y.md?", []) == ["docs/c/x.md", "docs/d/y.md"]
+    # path-only entries take no part in the variant rule: their folder words would pair any two versions
+    versions = [("v/version-10.x/install.md", ""), ("v/version-7.x/install.md", "")]
+    assert named_documents("Is version 10 faster than 7?", versions) == []
+
+
+def test_with_a_compact_index_the_policy_lists_the_folders_of_its_best_hits_for_their_titles(tmp_path: Path) -> None:
+    from contextpull.ingestion.run import IngestOptions, ingest_with
+
+    store = Path(ingest_with(EXAMPLES, tmp_path / "store.sqlite", IngestOptions(index_budget=40)).store)
+    run = ScriptedPull(store).run("What differs between Travel and expense policy (2024) and (2025)?", 5)
+    listed = [call.arguments.get("prefix") for call in run.tool_calls if call.name == "index"]
+    assert listed[0] is None and "policies/" in listed[1:]
+    assert {sid.split("#")[0] for sid in run.read_ids[:2]} == set(POLICIES_2)  # named from the folder's titles
+
+
 def test_grep_matches_of_the_listing_document_come_first() -> None:
     matches = [{"id": "a.md#0", "doc": "a.md"}, {"id": "b.md#1", "doc": "b.md"}, {"id": "b.md#2", "doc": "b.md"}]
     assert by_listing_document(matches) == ["b.md#1", "b.md#2", "a.md#0"]
@@ -87,7 +114,7 @@ def test_a_comparison_reads_both_sides_first(store: Path) -> None:
     run = policy.run("What is the daily meal allowance in 2025 compared to 2024?", 5)
     first_two = run.read_ids[:2]
     assert sorted(sid.split("#")[0] for sid in first_two) == POLICIES_2
-    assert [call.name for call in run.tool_calls][:1] == ["index"]
+    assert [call.name for call in run.tool_calls][:2] == ["search", "index"]
     assert all(call.name in {"index", "search", "read", "grep", "neighbours"} for call in run.tool_calls)
 
 

@@ -22,6 +22,7 @@ from pushpull.models import (
     get_provider,
     local_model,
 )
+from pushpull.models.base import ContextFull, ReplyCutOff
 from pushpull.models.cache import CompletionCache
 from pushpull.models.local_provider import LocalProvider, action_schema, tool_instructions, turn_schema
 
@@ -151,8 +152,27 @@ def test_plain_and_json_replies_without_tools() -> None:
 
 def test_a_reply_cut_off_by_max_tokens_is_an_error() -> None:
     llm = ScriptedLlama(['{"action": "answer", "answer": "and th'], finish_reason="length")
-    with pytest.raises(ModelError, match="cut off at max_tokens=8"):
+    with pytest.raises(ReplyCutOff, match="cut off at max_tokens=8"):
         LocalProvider(llm, name="fake").complete([Message("user", "q")], tools=[SEARCH], max_tokens=8)
+
+
+def test_a_raw_newline_or_tab_inside_a_reply_string_is_still_the_models_text() -> None:
+    """The 1.5B model writes table rows into its answer with real tabs and newlines; strict JSON refused two."""
+    llm = ScriptedLlama(['{"action": "answer", "answer": "| a |\tb |\n| 1 | 2 |"}'])
+    completion = LocalProvider(llm, name="fake").complete([Message("user", "q")], tools=[SEARCH])
+    assert completion.text == "| a |\tb |\n| 1 | 2 |"
+
+
+class TooLong:
+    """llama-cpp-python's own refusal of a prompt longer than its context window."""
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        raise ValueError("Requested tokens (9046) exceed context window of 8192")
+
+
+def test_a_prompt_beyond_the_context_window_is_told_apart_from_other_failures() -> None:
+    with pytest.raises(ContextFull, match="exceed context window of 8192"):
+        LocalProvider(TooLong(), name="fake").complete([Message("user", "q")], tools=[SEARCH])
 
 
 def test_a_reply_that_is_not_an_action_is_an_error() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from ..records import HEADING_SEPARATOR
+from ..records import HEADING_SEPARATOR, ParsedDocument
 from .terms import index_text, index_text_and_identifiers
 
 
@@ -102,3 +102,18 @@ def trigram_text(text: str) -> str:
     pattern that itself holds a NUL is never looked up by trigram.
     """
     return text.casefold().replace("\x00", " ")
+
+
+def document_fields(doc: ParsedDocument) -> tuple[SearchFields, ...]:
+    """The search fields of every section of ``doc``, in order: in an ingest worker or in the writer."""
+    return tuple(
+        search_fields(
+            s.heading_path,
+            doc.title,
+            doc.path,
+            s.text,
+            s.table_header,
+            front_matter=has_front_matter(doc.format, s.ordinal),
+        )
+        for s in doc.sections
+    )

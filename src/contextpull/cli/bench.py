@@ -45,6 +45,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --replay: replay pull runs recorded by other code anyway (the table says so)",
     )
     bench.add_argument(
+        "--re-execute",
+        action="store_true",
+        help="with --replay: compute every row again with this code, answering each model call as the run did"
+        " (a request it never made runs that question again with the model, when it is installed); ms/query"
+        " stays the recorded one except for questions run again. For code changes since the run was made",
+    )
+    bench.add_argument(
         "--view",
         choices=("full", "summary", "none"),
         default="full",
@@ -88,14 +95,14 @@ def run(args: argparse.Namespace) -> int:
         pull=args.pull,
         replay=args.replay,
         allow_stale=args.allow_stale,
+        re_execute=args.re_execute,
     )
     result = run_bench(options)
     replayed = ""
     if args.replay:
-        stale = result.run.meta.get("replay", {}).get("stale")
-        replayed = f"\nreplay of {args.replay}: " + (
-            "STALE (--allow-stale), not compared" if stale else "table.txt reproduced byte for byte"
-        )
+        from ..eval.replay import outcome
+
+        replayed = f"\nreplay of {args.replay}: " + outcome(result.run.meta, result.paths["table"], args.replay)
     views = {"full": render_table, "summary": render_summary, "none": lambda _: ""}
     shown = views[args.view](result.run)
     emit(

@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pushpull.models import Ledger, Message, ModelError, Provider, RetryPolicy, Usage, get_provider
+from pushpull.models.base import ContextFull, ReplyCutOff
 
 from ..errors import ToolError
 from ..ops.operations import Ops
@@ -37,6 +39,7 @@ from . import fingerprint, reading_loop
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
 from .pull_retriever import PullRetriever
 from .reading_loop import ReadingState
+from .reexecute import QuestionRerun
 
 MAX_TOKENS = 1024
 #: the tool error a model gets for repeating a call it already made in the run
@@ -52,6 +55,32 @@ STRICT_RULES = (
     "- If nothing you read answers the question, say so rather than guess."
 )
 PLAN_NOTED = "Plan noted. Search each part, read a section found for each, then answer citing the ids you read."
+
+
+#: the lists of a run that a turn's tool calls add to (what a roll-back truncates)
+_OBSERVED = ("read_ids", "seen_ids", "read_sections", "snippets", "tool_calls")
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """Where a run stood before a turn's tool calls were served: what a full context rolls back to."""
+
+    messages: int
+    observed: dict[str, int]
+    made: frozenset[str]
+    hits: dict[str, list[tuple[str, str]]]
+
+    @classmethod
+    def of(cls, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> _Checkpoint:
+        observed = {name: len(getattr(run, name)) for name in _OBSERVED}
+        return cls(len(messages), observed, frozenset(made), dict(state.hits))
+
+    def restore(self, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> None:
+        del messages[self.messages :]
+        for name, length in self.observed.items():
+            del getattr(run, name)[length:]
+        made.intersection_update(self.made)
+        state.hits = dict(self.hits)
 
 
 class ApiLoopRetriever(PullRetriever):
@@ -102,6 +131,8 @@ class ApiLoopRetriever(PullRetriever):
         self.reading = self.model.startswith("local:")
         if self.reading:
             self.system = f"{self.system}\n{reading_loop.PLAN_PROMPT}\n"
+        #: under a re-execution (:mod:`.reexecute`): the recorded answers first, the model for what is new
+        self.rerun: QuestionRerun | None = None
         self._local = threading.local()
 
     # --- the driver ---------------------------------------------------------
@@ -121,20 +152,35 @@ class ApiLoopRetriever(PullRetriever):
         )
 
     def execute(self, question: str) -> PullRun:
+        if self.rerun is not None:
+            return self.rerun.execute(question, self._loop)
+        return self._loop(question, self.provider)
+
+    def _loop(self, question: str, provider: Provider) -> PullRun:
+        """One run of the tool loop on ``question``, the model's turns answered by ``provider``."""
         started = time.perf_counter()
         run = PullRun(question=question, model=self.model)
         messages = [Message("user", question)]
         usage = Usage()
         made: set[str] = set()
         state = ReadingState() if self.reading else None
+        before: _Checkpoint | None = None  # where the run stood before the last turn's calls were served
+        rolled_back = False  # one roll-back a run: a second full context fails it
         for turn in range(self.max_turns):
             schema = state.schema(run, last_turn=turn == self.max_turns - 1) if state is not None else None
-            completion = self._complete(messages, schema)
+            try:
+                completion = self._complete(provider, messages, schema)
+            except PullRunFailed as err:
+                if state is None or schema is None:
+                    raise
+                completion = self._recover(err, provider, messages, schema, (run, made, state), before)
+                rolled_back = rolled_back or isinstance(err.__cause__, ContextFull)
             usage += completion.usage
             run.turns += 1
             if not completion.tool_calls:
                 run.answer = self._answer_text(completion.text)
                 break
+            before = None if rolled_back or state is None else _Checkpoint.of(run, messages, made, state)
             messages.append(Message("assistant", completion.text, tool_calls=completion.tool_calls))
             for call in completion.tool_calls:
                 if state is not None and call.name == reading_loop.PLAN:  # a model turn, not a tool call
@@ -152,6 +198,33 @@ class ApiLoopRetriever(PullRetriever):
         run.tokens_in, run.tokens_out, run.usd = usage.tokens_in, usage.tokens_out, usage.usd
         run.wall_s = time.perf_counter() - started
         return run
+
+    def _recover(
+        self,
+        err: PullRunFailed,
+        provider: Provider,
+        messages: list[Message],
+        schema: dict[str, Any],
+        where: tuple[PullRun, set[str], ReadingState],
+        before: _Checkpoint | None,
+    ) -> Any:
+        """The turn again after a small model's two ways of failing one (or ``err`` raised again).
+
+        A reply cut off at ``max_tokens`` (the model rambled inside its JSON)
+        is asked again with every free string bounded. A request beyond the
+        context window (a long section read into a small context) rolls the
+        run back to before the last turn's calls, as if they were never made
+        (their results were never seen, so they are not counted), and asks
+        for the answer from what was read by then.
+        """
+        run, made, state = where
+        cause = err.__cause__
+        if isinstance(cause, ReplyCutOff):
+            return self._complete(provider, messages, reading_loop.bounded(schema))
+        if isinstance(cause, ContextFull) and before is not None:
+            before.restore(run, messages, made, state)
+            return self._complete(provider, messages, state.schema(run, last_turn=True))
+        raise err
 
     def _serve(self, name: str, arguments: dict[str, Any], made: set[str]) -> tuple[dict[str, Any], bool]:
         """Serve a call, refusing an exact repeat of an earlier one in the same run.
@@ -174,9 +247,9 @@ class ApiLoopRetriever(PullRetriever):
             return call_json(ops, name, arguments)
 
     # --- one model turn -----------------------------------------------------
-    def _complete(self, messages: list[Message], schema: dict[str, Any] | None) -> Any:
+    def _complete(self, provider: Provider, messages: list[Message], schema: dict[str, Any] | None) -> Any:
         try:
-            return self.provider.complete(
+            return provider.complete(
                 messages, system=self.system, tools=TOOLS, json_schema=schema, max_tokens=MAX_TOKENS
             )
         except ModelError as err:

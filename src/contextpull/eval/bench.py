@@ -38,9 +38,10 @@ from ..errors import ContextPullError
 from ..ingestion.run import IngestOptions, IngestReport, ingest_with
 from ..ops.operations import Ops
 from ..paths import default_store_path
-from . import fingerprint, replay
+from . import fingerprint, reexecute, replay
 from .context import BenchContext, BenchOptions, RowBuilder
 from .pull_rows import leakage_lines, pull_row_builder
+from .reexecute import QuestionRerun
 from .replay import Replay, ReplayRefused
 from .search_adapter import ContextPullSearch
 
@@ -135,12 +136,18 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
     report = _ingest(options.corpus, options.store)
     store_path = Path(report.store) if report.store else options.store or default_store_path(options.corpus)
     behaviour, shown = fingerprint.of_store(store_path)
+    if options.re_execute and options.replay is None:
+        raise BenchError("--re-execute goes with --replay RUN_DIR", "name the recorded run to execute again")
     recorded = (
-        replay.load(options.replay, behaviour, allow_stale=options.allow_stale, shown=shown) if options.replay else None
+        replay.load(
+            options.replay, behaviour, allow_stale=options.allow_stale, shown=shown, re_execute=options.re_execute
+        )
+        if options.replay
+        else None
     )
     if recorded is not None:
         options = options.replaying(recorded.options)
-        replay.copy_caches(recorded.run_dir, out_dir)
+        replay.copy_caches(recorded.run_dir, out_dir, pull_runs=not recorded.re_execute)
     chunks = export_chunks(store_path)
     identities: dict[str, dict[str, Any]] = {}
     provider = _open_model(options.model, out_dir, recorded, identities)
@@ -164,7 +171,7 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
         "models": identities,
     }
     if recorded is not None:
-        meta["replay"] = {"of": str(recorded.run_dir), "stale": recorded.changes}
+        meta["replay"] = {"of": str(recorded.run_dir), "stale": [] if recorded.re_execute else recorded.changes}
     try:
         result, paths = score(
             chunks,
@@ -183,7 +190,9 @@ def _run(options: BenchOptions, row_builders: Sequence[RowBuilder]) -> BenchResu
             close = getattr(row.adapter, "close", None)
             if callable(close):
                 close()
-    if recorded is not None:
+    if recorded is not None and recorded.re_execute:
+        _check_reexecution(rows)
+    elif recorded is not None:
         _check_replay(recorded, rows, paths["table"])
     line, figures = spend()
     return BenchResult(result, report, evalset, paths, line, figures)
@@ -204,8 +213,41 @@ def _open_model(
 def _finish(run: RunResult, recorded: Replay | None, rows: Rows, questions: Sequence[Question]) -> None:
     """Before the files are written: the timings (recorded ones in a replay, the agent's own for pull
     rows otherwise, not the time taken to fetch a run from the cache), and the notes under the table."""
-    _retime(run, replay.recorded_timing(recorded.recorded) if recorded else _agent_timing(rows, questions))
-    run.notes = [*leakage_lines(run), *driver_lines(rows), *(recorded.stale_lines() if recorded else [])]
+    agent = _agent_timing(rows, questions)
+    if recorded is None:
+        _retime(run, agent)
+    else:
+        as_recorded = replay.recorded_timing(recorded.recorded)
+        again = {(row.name, q.id) for row in rows.rows for q in questions if q.q in _run_again(row.adapter)}
+        _retime(run, lambda row, qid: agent(row, qid) if (row, qid) in again else as_recorded(row, qid))
+    notes = recorded.note_lines() if recorded else []
+    if recorded is not None and recorded.re_execute:
+        notes = reexecute.summary_lines(recorded, _reruns(rows))
+        run.meta[replay.REEXECUTED_KEY] = {
+            "of": str(recorded.run_dir),
+            "made_at": reexecute.made_at(recorded.recorded),
+            "changes": recorded.changes,
+            "reproduced": sorted({q for rerun in _reruns(rows) for q in rerun.reproduced}),
+            "run_again": sorted({q for rerun in _reruns(rows) for q in rerun.run_again}),
+            "lines": notes,
+        }
+    run.notes = [*leakage_lines(run), *driver_lines(rows), *notes]
+
+
+def _reruns(rows: Rows) -> list[QuestionRerun]:
+    """The re-execution state of each pull driver among ``rows`` (siblings share one), in row order."""
+    found: list[QuestionRerun] = []
+    for row in rows.rows:
+        rerun = getattr(row.adapter, "rerun", None)
+        if isinstance(rerun, QuestionRerun) and all(rerun is not seen for seen in found):
+            found.append(rerun)
+    return found
+
+
+def _run_again(adapter: Any) -> set[str]:
+    """The questions a re-executed pull adapter ran again with the model (timed anew); none otherwise."""
+    rerun = getattr(adapter, "rerun", None)
+    return rerun.run_again if isinstance(rerun, QuestionRerun) else set()
 
 
 def driver_lines(rows: Rows) -> list[str]:
@@ -245,6 +287,17 @@ def _retime(run: RunResult, timing: Callable[[str, str], float | None]) -> None:
             if ms is not None:
                 result.ms = ms
         row.summarize()
+
+
+def _check_reexecution(rows: Rows) -> None:
+    """Refuse a re-execution in which a pull run could not be reproduced (no model here to run it again)."""
+    missing = sorted({q for rerun in _reruns(rows) for q in rerun.not_reproduced})
+    if missing:
+        raise ReplayRefused(
+            f"re-execution incomplete: today's code asks the model something new on {len(missing)} questions"
+            f" (first: {missing[0]!r})",
+            "install the recorded model (pushpull models install-local --with-runtime) so they can run again",
+        )
 
 
 def _check_replay(recorded: Replay, rows: Rows, table: Path) -> None:

@@ -36,6 +36,7 @@ class BenchOptions:
     pull: Sequence[str] = ()  # pull agents: provider:model or claude-code[:model]
     replay: Path | None = None  # a run dir to reproduce from its records, with no model
     allow_stale: bool = False  # replay even when the behaviour fingerprint changed (the table says so)
+    re_execute: bool = False  # with replay: every row again by this code, the model's answers from the record
 
     @property
     def out_dir(self) -> Path:

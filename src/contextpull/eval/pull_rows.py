@@ -33,6 +33,7 @@ from .claudecode import ClaudeCodeRetriever
 from .context import BenchContext
 from .pull_record import CountMode, PullRunFailed
 from .pull_retriever import PullRetriever
+from .reexecute import rerun_for
 from .replay import Replay
 
 CLAUDE_CODE = "claude-code"
@@ -97,11 +98,15 @@ def pull_rows(
             claude_preflight.preflight(shared)
     except (NoModelConfigured, PullRunFailed) as err:  # no key, no model file; a claude that does not run
         return Rows(skipped={name: str(err) for name in names})
-    if replay is not None:
-        for retriever in (shared, strict):
-            if retriever is not None:
-                retriever.replay = True
-                retriever.recorded_keys = replay.run_keys(row_name(retriever.mode, retriever.model))
+    for retriever in (shared, strict):
+        if retriever is None or replay is None:
+            continue
+        name = row_name(retriever.mode, retriever.model)
+        if replay.re_execute and isinstance(retriever, ApiLoopRetriever):  # run again, answered from the record
+            retriever.rerun = rerun_for(retriever.provider, replay, name)
+        else:
+            retriever.replay = True
+            retriever.recorded_keys = replay.run_keys(name)
     adapters = [shared, shared.counting("surfaced"), *([strict] if strict else [])]
     rows = Rows()
     for adapter in adapters:

@@ -141,6 +141,30 @@ class ReadingState:
         return turn_schema(tools, answer=answer)
 
 
+#: the longest a free string may be when a turn is asked again after its reply was cut off at max_tokens
+BOUNDED_CHARS = 600
+
+
+def bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every free string (no ``enum``, no ``maxLength``) at most :data:`BOUNDED_CHARS` long.
+
+    The 1.5B model sometimes writes an answer that never ends (the same
+    clause again and again) until ``max_tokens`` cuts its JSON off; asked
+    again with a bound, it finishes.
+    """
+    if schema.get("type") == "string" and "maxLength" not in schema and "enum" not in schema:
+        return {**schema, "maxLength": BOUNDED_CHARS}
+    return {key: _bounded_value(value) for key, value in schema.items()}
+
+
+def _bounded_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return bounded(value)
+    if isinstance(value, list):
+        return [_bounded_value(item) for item in value]
+    return value
+
+
 def _with_enum(tool: dict[str, Any], argument: str, values: list[str]) -> dict[str, Any]:
     schema = tool["input_schema"]
     properties = {**schema["properties"], argument: {"enum": values}}

@@ -14,7 +14,9 @@ tool results; nothing is fitted to a corpus or to the eval set's templates:
    the most matching sections (where the family is listed), in grep's order;
 2. **named documents**: when the question names two documents or more
    (variants told apart by words it uses, such as ``2024`` and ``2025``;
-   a title it quotes; a file name it uses), the question is searched
+   a title it quotes; a file name or a whole path it uses; titles come from
+   the index, or, when a large corpus's index is compact and shows none,
+   from ``index(prefix=…)`` of the folders its best hits are in), the question is searched
    within each of them (``in``) and the best two sections of each are
    read: every side's best first, then every side's second (the question
    as a whole often ranks a side's neighbouring section first);
@@ -49,7 +51,11 @@ SIDE_READS = 2
 FAMILY_GREP_LIMIT = 100
 _FAMILY = re.compile(r"(?<![\w*])([A-Za-z][\w.-]*?)(\*|(?<=\d)x+\b)")
 _WORD = re.compile(r"\w+")
-_INDEX_LINE = re.compile(r"^\s*- (\S[^\n]*?) — ([^\n]*?)(?: \(\d[\d,]* sections?\))?$", re.MULTILINE)
+_COUNT = re.compile(r" \(\d[\d,]*(?: sections?)?\)$")
+#: a document path written out in a question: folders and a file name with its extension
+_PATH = re.compile(r"(?<![\w/.-])[\w.-]+(?:/[\w.-]+)+\.\w+(?![\w/])")
+#: folders of the question's best hits listed with ``index(prefix=…)`` when the index shows no titles
+TITLE_FOLDERS = 3
 
 
 def family_patterns(question: str) -> list[str]:
@@ -64,13 +70,26 @@ def family_patterns(question: str) -> list[str]:
 
 
 def index_entries(index_text: str) -> list[tuple[str, str]]:
-    """``(path, title)`` of each document line of the index text (``- path — Title: summary (N sections)``),
-    as a model reads them; a folder summarised in one line names no document."""
+    """``(path, title)`` of each document line of the index text, as a model reads them: ``- path — Title:
+    summary (N sections)``, or ``- path (N)`` in a compact index (no title: ``""``). A folder collapsed
+    into one line (``- folder/ — N documents``) names no document."""
     entries = []
-    for match in _INDEX_LINE.finditer(index_text):
-        path, rest = match.groups()
-        entries.append((path, rest.split(": ", 1)[0]))
+    for line in index_text.splitlines():
+        if not line.lstrip().startswith("- "):
+            continue
+        path, _, rest = _COUNT.sub("", line.strip()[2:]).partition(" — ")
+        if path and not path.endswith("/"):
+            entries.append((path, rest.split(": ", 1)[0] if rest else ""))
     return entries
+
+
+def written_paths(question: str) -> list[str]:
+    """Document paths the question writes out in full (``docs/registry/attributes/k8s.md``)."""
+    return list(dict.fromkeys(_PATH.findall(question)))
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] + "/" if "/" in path else ""
 
 
 def _words(text: str) -> set[str]:
@@ -106,10 +125,16 @@ def named_documents(question: str, documents: Iterable[tuple[str, str]]) -> list
       other document ("… in Dependabot and Renovate?"; ``index`` names
       many documents, so it names none).
 
-    Only a question that names two documents or more compares them; one
-    named document is left to the plain search.
+    A question that writes out two paths in full names those documents and
+    no others (their folders' words would pair other documents by the
+    first rule). Only documents listed with a title take part in the two
+    rules. Only a question that names two documents or more compares them;
+    one named document is left to the plain search.
     """
-    entries = [(path, title, _words(f"{title} {path}")) for path, title in documents]
+    written = written_paths(question)
+    if len(written) >= 2:
+        return sorted(written)
+    entries = [(path, title, _words(f"{title} {path}")) for path, title in dict.fromkeys(documents) if title]
     asked, sequence = _words(question), _sequence(question)
     named: set[str] = set()
     for position, (path_a, _, words_a) in enumerate(entries):
@@ -122,6 +147,7 @@ def named_documents(question: str, documents: Iterable[tuple[str, str]]) -> list
         phrase = _sequence(title)
         if (len(phrase) >= 2 and _contains(sequence, phrase)) or (stems[_stem(path)] == 1 and _stem(path) in asked):
             named.add(path)
+    named.update(written)
     return sorted(named) if len(named) >= 2 else []
 
 
@@ -185,10 +211,14 @@ class _Policy:
         for pattern in family_patterns(question):
             found = self.call("grep", pattern=pattern, regex=True, limit=FAMILY_GREP_LIMIT)
             members += by_listing_document((found or {}).get("matches", []))
-        documents = index_entries(str((self.call("index") or {}).get("text", "")))
-        sides = [self._best_in(question, path) for path in named_documents(question, documents)]
         found = self.call("search", query=question, limit=self.k, snippet=0)
         hits = [hit["id"] for hit in (found or {}).get("hits", [])]
+        documents = index_entries(str((self.call("index") or {}).get("text", "")))
+        if not any(title for _, title in documents):  # a compact index: titles of the folders search points at
+            folders = unique(_folder(str(hit["doc"])) for hit in (found or {}).get("hits", []))
+            for folder in [folder for folder in folders if folder][:TITLE_FOLDERS]:
+                documents += index_entries(str((self.call("index", prefix=folder) or {}).get("text", "")))
+        sides = [self._best_in(question, path) for path in named_documents(question, documents)]
         if members:  # search ranks where a family is documented; grep finds the members it missed
             listed = set(members)
             self.plan += [sid for sid in hits if sid in listed] + members

@@ -20,7 +20,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..analysis.section_terms import SearchFields, has_front_matter, search_fields
+from ..analysis.section_terms import SearchFields, document_fields
 from ..parse import formats
 from ..parse.rendering import Unparseable, parser_failed
 from ..records import ParsedDocument
@@ -118,17 +118,7 @@ def analyse_file(found: FoundFile, settings: SectionSettings) -> Analysed:
         return Analysed(found.path, digest, len(data), reason=err.reason)
     except Exception as err:  # noqa: BLE001 - a parser bug must cost its file, never the ingest
         return Analysed(found.path, digest, len(data), reason=parser_failed(err))
-    fts = tuple(
-        search_fields(
-            s.heading_path,
-            doc.title,
-            doc.path,
-            s.text,
-            s.table_header,
-            front_matter=has_front_matter(doc.format, s.ordinal),
-        )
-        for s in doc.sections
-    )
+    fts = document_fields(doc)
     # The whole text is not stored (sections hold it); do not ship it back.
     return Analysed(found.path, digest, len(data), replace(doc, text=""), fts)
 

@@ -113,9 +113,24 @@ def parsers_fingerprint() -> str:
 
 def render(format: str, data: bytes) -> Rendering:
     """The Markdown-like rendering of a rendered format; raises :class:`Unparseable` with the reason."""
-    if format in ("pdf", "docx", "xlsx", "pptx"):
-        module = importlib.import_module(f"{__package__}.{format}")
-        return module.render(data)
+    # each parser is imported where it is used, by name: its third-party library loads only for a file
+    # that needs it, and the behaviour fingerprint's import walk sees every parser (a computed name it cannot)
+    if format == "pdf":
+        from . import pdf
+
+        return pdf.render(data)
+    if format == "docx":
+        from . import docx
+
+        return docx.render(data)
+    if format == "xlsx":
+        from . import xlsx
+
+        return xlsx.render(data)
+    if format == "pptx":
+        from . import pptx
+
+        return pptx.render(data)
     try:
         text = decode_bytes(data, format)
     except Undecodable as err:

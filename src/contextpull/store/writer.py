@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ..analysis.section_terms import SearchFields, has_front_matter, search_fields
+from ..analysis.section_terms import SearchFields, document_fields, has_front_matter, search_fields
 from ..errors import FormatVersionError, StoreLocked, StoreUnwritable
 from ..records import ParsedDocument, Section
 from .connection import (
@@ -353,17 +353,7 @@ class StoreWriter:
         are computed here.
         """
         if fts is None:
-            fts = [
-                search_fields(
-                    s.heading_path,
-                    doc.title,
-                    doc.path,
-                    s.text,
-                    s.table_header,
-                    front_matter=has_front_matter(doc.format, s.ordinal),
-                )
-                for s in doc.sections
-            ]
+            fts = document_fields(doc)
         self.remove(doc.path)
         doc_id = self._next_doc_id
         self._next_doc_id += 1

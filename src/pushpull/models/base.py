@@ -76,6 +76,14 @@ class Provider(Protocol):
         ...
 
 
+class ContextFull(ModelError):
+    """The request does not fit in the model's context window (a local model's is small)."""
+
+
+class ReplyCutOff(ModelError):
+    """A constrained reply reached ``max_tokens`` before its JSON was complete."""
+
+
 class NoModelConfigured(ModelError):
     """No usable model: the spec is ``none``, or its key, file or runtime is missing.
 

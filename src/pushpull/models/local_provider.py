@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from .base import Completion, Message, ModelError, NoModelConfigured, ToolCall, Usage
+from .base import Completion, ContextFull, Message, ModelError, NoModelConfigured, ReplyCutOff, ToolCall, Usage
 
 ANSWER = "answer"
 #: bump when the prompt shaping changes, so cached answers of the old shape are not reused
@@ -255,7 +255,9 @@ class LocalProvider:
             try:
                 response = self.llm.create_chat_completion(**request)
             except (RuntimeError, ValueError) as error:
-                raise ModelError(f"{self.spec}: {' '.join(str(error).split())}") from error
+                said = " ".join(str(error).split())
+                full = "exceed context window" in said  # llama-cpp-python's words for a prompt too long
+                raise (ContextFull if full else ModelError)(f"{self.spec}: {said}") from error
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
         stop_reason = choice.get("finish_reason") or ""
@@ -268,9 +270,9 @@ class LocalProvider:
         if schema is None:
             return completion
         if stop_reason == "length":
-            raise ModelError(f"{self.spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
+            raise ReplyCutOff(f"{self.spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
         try:
-            reply = json.loads(text)
+            reply = json.loads(text, strict=False)  # a raw newline or tab inside a string is still the model's text
         except json.JSONDecodeError as error:
             raise ModelError(f"{self.spec}: bad output: the reply is not JSON ({error})") from error
         return self._as_action(reply, completion, messages) if tools else completion

@@ -11,16 +11,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .base import Completion, Message, ModelError
+from .base import Completion, Message, ModelError, Provider
 from .cache import CompletionCache, request_key
 from .ledger import Ledger
 from .pricing import cost_usd
 
 
-class Backend(Protocol):
-    """What a provider implements; ``MeteredProvider`` adds the rest."""
+class Backend(Provider, Protocol):
+    """What a provider implements (a :class:`Provider`, plus its names); ``MeteredProvider`` adds the rest."""
 
-    spec: str
     model: str
 
     @property
@@ -28,30 +27,19 @@ class Backend(Protocol):
         """The provider's name (``anthropic``, ``openai``, ``local``); a class attribute will do."""
         ...
 
-    def identity(self) -> dict[str, Any]:
-        """Everything besides the request that changes an answer (model, endpoint, sampling)."""
-        ...
-
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        system: str = "",
-        tools: list[dict[str, Any]] | None = None,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-    ) -> Completion: ...
-
 
 class MeteredProvider:
     """A ``Provider``: a backend behind an optional disk cache, counted in a ledger."""
 
-    def __init__(self, backend: Backend, *, ledger: Ledger, cache: CompletionCache | None = None) -> None:
+    def __init__(
+        self, backend: Backend, *, ledger: Ledger, cache: CompletionCache | None = None, read_cache: bool = True
+    ) -> None:
         self.backend = backend
         self.spec = backend.spec
         self.ledger = ledger
         self.cache = cache
+        #: False: every call goes to the backend and its answer is stored (a run made again in full, timed)
+        self.read_cache = read_cache
 
     def identity(self) -> dict[str, Any]:
         """The backend's identity: what, besides a request, changes its answers (for callers' cache keys)."""
@@ -80,7 +68,7 @@ class MeteredProvider:
             "temperature": temperature,
         }
         key = request_key(self.backend.identity(), messages, **request) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        if self.cache is not None and self.read_cache and (hit := self.cache.get(key)) is not None:
             self.ledger.record(self.spec, hit.usage, cached=True)
             return hit
         try:
