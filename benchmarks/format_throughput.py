@@ -4,7 +4,7 @@
 
 Writes a folder of generated documents (tests/format_fixtures.py: PDF
 manuals of five pages with a running header, a two-column page and a table
-over a page break; Word files with lists, tables and footnotes; workbooks;
+over a page break, and manuals of 60 pages with no table; Word files with lists, tables and footnotes; workbooks;
 slide decks; HTML pages; reStructuredText; CSV and TSV) with
 ``--per-format`` files of each, table sizes varied so no two files of a
 format are alike. Each format's subfolder is ingested into a store of its
@@ -35,6 +35,8 @@ from contextpull import ingest
 Writer = Callable[[Path, int], Any]
 WRITERS: dict[str, tuple[str, Writer]] = {
     "pdf": (".pdf", lambda path, n: ff.write_pdf(path)),
+    # a 60-page manual with no table (most of a PDF documentation set): PDFium alone, no pdfplumber
+    "pdf-text": (".pdf", lambda path, n: ff.write_text_pdf(path, chapters=30)),
     "docx": (".docx", lambda path, n: ff.write_docx(path, rows=20 + 7 * n)),
     "xlsx": (".xlsx", lambda path, n: ff.write_xlsx(path, rows=50 + 11 * n)),
     "pptx": (".pptx", lambda path, n: ff.write_pptx(path)),

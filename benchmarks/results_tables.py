@@ -54,10 +54,15 @@ def _provenance(data: dict[str, Any]) -> str:
         )
     tree = {True: "clean tree", False: "MODIFIED tree", None: "tree state unknown"}[made.get("clean")]
     fingerprint = (data.get("behaviour") or {}).get("key", "none")
-    return (
-        f"made at commit {str(made.get('commit'))[:10]} ({tree}), {made.get('started', '')}; "
-        f"`{made.get('command', '')}`; behaviour fingerprint {fingerprint}"
+    executed = data.get("re_executed")
+    how = (
+        f"re-executed at commit {str(made.get('commit'))[:10]} ({tree}), {made.get('started', '')}, from the model"
+        f" answers recorded at {str(executed.get('made_at'))[:10]} ({len(executed.get('reproduced', []))} questions"
+        f" reproduced, {len(executed.get('run_again', []))} run again by the model)"
+        if executed
+        else f"made at commit {str(made.get('commit'))[:10]} ({tree}), {made.get('started', '')}"
     )
+    return f"{how}; `{made.get('command', '')}`; behaviour fingerprint {fingerprint}"
 
 
 def _f(value: float | None) -> str:

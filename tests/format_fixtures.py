@@ -9,6 +9,7 @@ a phrase only on page 3, and a last page with no text layer.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 FILLER = (
     "The pump draws water from the intake and pushes it through the filter housing. "
@@ -18,7 +19,27 @@ PAGE3_PHRASE = "impeller tolerance is checked with a feeler gauge"
 TABLE_ROWS = 60
 
 
-def write_pdf(path: Path) -> Path:
+def write_text_pdf(path: Path, *, chapters: int = 30) -> Path:
+    """A long manual with no table: two pages a chapter (headings, paragraphs, a two-column page),
+    with the manual's running header and footer; what most of a PDF documentation set looks like."""
+    pdf = _manual()
+    for chapter in range(1, chapters + 1):
+        pdf.add_page()
+        _heading(pdf, f"{chapter} Chapter {chapter}", 15)
+        _body(pdf, FILLER * 6)
+        _heading(pdf, f"{chapter}.1 Procedure", 12)
+        _body(pdf, f"Step {chapter}: " + FILLER * 5)
+        pdf.add_page()
+        top = pdf.get_y()
+        pdf.set_font("Helvetica", "", 11)
+        pdf.multi_cell(85, 5.5, f"Left column of chapter {chapter}. " + FILLER * 6)
+        pdf.set_xy(110, top)
+        pdf.multi_cell(85, 5.5, f"Right column of chapter {chapter}. " + FILLER * 6)
+    pdf.output(str(path))
+    return path
+
+
+def _manual() -> Any:
     from fpdf import FPDF
 
     class Manual(FPDF):
@@ -32,34 +53,39 @@ def write_pdf(path: Path) -> Path:
             self.set_font("Helvetica", "", 8)
             self.cell(0, 6, f"Page {self.page_no()}", align="C")
 
-    pdf = Manual()
+    return Manual()
 
-    def heading(text: str, size: int) -> None:
-        pdf.set_font("Helvetica", "B", size)
-        pdf.multi_cell(0, size * 0.6, text)
-        pdf.ln(2)
 
-    def body(text: str) -> None:
-        pdf.set_font("Helvetica", "", 11)
-        pdf.multi_cell(0, 5.5, text)
-        pdf.ln(3)
+def _heading(pdf: Any, text: str, size: int) -> None:
+    pdf.set_font("Helvetica", "B", size)
+    pdf.multi_cell(0, size * 0.6, text)
+    pdf.ln(2)
 
+
+def _body(pdf: Any, text: str) -> None:
+    pdf.set_font("Helvetica", "", 11)
+    pdf.multi_cell(0, 5.5, text)
+    pdf.ln(3)
+
+
+def write_pdf(path: Path) -> Path:
+    pdf = _manual()
     pdf.add_page()
-    heading("P-200 Pump Manual", 22)
-    heading("1 Introduction", 15)
-    body(FILLER * 3)
-    heading("1.1 Safety", 12)
-    body("Always isolate the motor before opening the housing. " + FILLER * 2)
+    _heading(pdf, "P-200 Pump Manual", 22)
+    _heading(pdf, "1 Introduction", 15)
+    _body(pdf, FILLER * 3)
+    _heading(pdf, "1.1 Safety", 12)
+    _body(pdf, "Always isolate the motor before opening the housing. " + FILLER * 2)
     pdf.add_page()
-    heading("2 Installation", 15)
+    _heading(pdf, "2 Installation", 15)
     top = pdf.get_y()
     pdf.set_font("Helvetica", "", 11)
     pdf.multi_cell(85, 5.5, "Mount the pump on a level concrete base. " + FILLER * 3)
     pdf.set_xy(110, top)
     pdf.multi_cell(85, 5.5, "Connect the discharge pipe after the base has cured. " + FILLER * 3)
     pdf.add_page()
-    heading("3 Specifications", 15)
-    body(f"The {PAGE3_PHRASE} during commissioning. " + FILLER)
+    _heading(pdf, "3 Specifications", 15)
+    _body(pdf, f"The {PAGE3_PHRASE} during commissioning. " + FILLER)
     pdf.set_font("Helvetica", "", 10)
     with pdf.table(col_widths=(30, 60, 40), repeat_headings=1) as table:
         row = table.row()
@@ -71,8 +97,8 @@ def write_pdf(path: Path) -> Path:
             row.cell(f"Seal kit {number}")
             row.cell(str(10 + number))
     pdf.ln(4)
-    heading("4 Maintenance", 15)
-    body(FILLER * 2)
+    _heading(pdf, "4 Maintenance", 15)
+    _body(pdf, FILLER * 2)
     pdf.add_page()
     pdf.set_fill_color(200, 200, 200)
     pdf.rect(20, 40, 150, 100, style="F")  # a picture: no text layer on this page

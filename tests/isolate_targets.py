@@ -20,3 +20,8 @@ def die(code: int) -> None:
 
 def fail(message: str) -> None:
     raise RuntimeError(message)
+
+
+def abort() -> None:
+    """End the process as native code does when an allocation fails (PDFium under a memory limit)."""
+    os.abort()

@@ -28,6 +28,15 @@ def test_a_crash_is_reported_with_its_exit_code_and_a_fresh_child_takes_over() -
         assert isolated.call(targets.echo, "after") == "after"
 
 
+def test_an_abort_under_a_memory_limit_is_reported_as_the_memory_limit() -> None:
+    with Isolated(time_limit=30, memory_limit=1 << 30) as isolated:
+        with pytest.raises(Unparseable, match=r"aborted, most likely needing more than 1024 MiB of memory"):
+            isolated.call(targets.abort)
+        assert isolated.call(targets.echo, "after") == "after"
+    with Isolated(time_limit=30, memory_limit=0) as isolated, pytest.raises(Unparseable, match="exit code -6"):
+        isolated.call(targets.abort)  # no limit: an abort is a crash like any other
+
+
 def test_an_exception_costs_the_call_only() -> None:
     with Isolated(time_limit=30) as isolated:
         with pytest.raises(Unparseable, match=r"parser failed \(RuntimeError: boom\)"):

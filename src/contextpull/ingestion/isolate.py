@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -130,6 +131,11 @@ class Isolated:
             except subprocess.TimeoutExpired:
                 code = None
             self.close()
+            if code == -signal.SIGABRT and self.memory_limit:  # how native code (PDFium) fails an allocation
+                raise Unparseable(
+                    f"parser aborted, most likely needing more than {size_text(self.memory_limit)} of memory"
+                    " (max_memory)"
+                ) from None
             raise Unparseable(f"parser crashed (exit code {code})") from None
         if status == _OUT_OF_MEMORY:
             self.close()  # a MemoryError can leave any state half-built: the next file gets a fresh child

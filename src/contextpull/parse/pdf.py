@@ -47,6 +47,10 @@ RUNNING_SHARE = 0.6
 #: lines further apart than this many times their font size start a new paragraph
 PARAGRAPH_GAP = 0.6
 RUNNING_MIN_PAGES = 3
+#: characters further apart than this many points start a new word (pdfplumber's ``x_tolerance``)
+WORD_GAP = 3.0
+#: straight segments of a page's paths from which it may hold a ruled table (a rectangle draws four)
+RULED_SEGMENTS = 8
 _BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
 _SENTENCE_END = (".", ",", ";")
 _DIGITS = re.compile(r"\d+")
@@ -77,27 +81,28 @@ class _Table:
 
 def render(data: bytes) -> Rendering:
     """The rendering of the PDF in ``data``; raises :class:`Unparseable` with the reason."""
-    import pdfplumber  # the `pdf` extra; imported here so the format registry loads without it
-    from pdfminer.pdfdocument import PDFPasswordIncorrect
-
     try:
-        pdf = pdfplumber.open(io.BytesIO(data))
+        import pypdfium2  # the `pdf` extra; imported here so the format registry loads without it
+    except OSError as err:  # the library cannot even be mapped: the parser child's memory limit
+        raise MemoryError from err
+    try:
+        document = pypdfium2.PdfDocument(data)
     except MemoryError:
         raise  # the parser child's memory limit, reported as such
-    except Exception as err:  # noqa: BLE001 - pdfminer raises many unrelated types for bad input
-        cause = err.__cause__ or err.__context__ or err
-        if isinstance(cause, PDFPasswordIncorrect) or isinstance(err, PDFPasswordIncorrect):
-            raise Unparseable(ENCRYPTED) from None
+    except pypdfium2.PdfiumError as err:
+        raise Unparseable(ENCRYPTED if "password" in str(err).lower() else CORRUPT) from None
+    tables = _Tables(data)
+    try:
+        pages = [_read_page(number, page, tables) for number, page in enumerate(document, 1)]
+    except (Unparseable, MemoryError):
+        raise
+    except Exception as err:  # noqa: BLE001 - pdfminer raises many unrelated types for damage found page by page
+        if _out_of_memory(err):
+            raise MemoryError from None
         raise Unparseable(CORRUPT) from None
-    with pdf:
-        try:
-            pages = [_read_page(number, page) for number, page in enumerate(pdf.pages, 1)]
-        except (Unparseable, MemoryError):
-            raise
-        except Exception as err:  # noqa: BLE001 - as above, for damage found page by page
-            if _out_of_memory(err):
-                raise MemoryError from None
-            raise Unparseable(CORRUPT) from None
+    finally:
+        tables.close()
+        document.close()
     return _Layout(pages).rendering()
 
 
@@ -106,16 +111,92 @@ def _out_of_memory(err: BaseException) -> bool:
     return any(isinstance(inner, MemoryError) for inner in (*err.args, err.__cause__, err.__context__))
 
 
-def _read_page(number: int, page: Any) -> tuple[int, float, list[_Line], list[_Table]]:
-    tables = page.find_tables()
-    boxes = [table.bbox for table in tables]
-    words = [
-        word
-        for word in page.extract_words(extra_attrs=["size", "fontname"])
-        if not any(_inside(word, box) for box in boxes)
-    ]
-    parsed = [_Table(number, table.bbox[1], [[c or "" for c in row] for row in table.extract()]) for table in tables]
-    return number, float(page.width), _lines(number, words), parsed
+class _Tables:
+    """pdfplumber over the same bytes, opened only when a page's ruling lines say it may hold a table."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pdf: Any = None
+
+    def of_page(self, number: int) -> list[Any]:
+        if self.pdf is None:
+            import pdfplumber
+
+            self.pdf = pdfplumber.open(io.BytesIO(self.data))
+        return list(self.pdf.pages[number - 1].find_tables())
+
+    def close(self) -> None:
+        if self.pdf is not None:
+            self.pdf.close()
+
+
+def _read_page(number: int, page: Any, tables: _Tables) -> tuple[int, float, list[_Line], list[_Table]]:
+    """A page's lines from PDFium's characters, and its tables from pdfplumber when it has ruling lines."""
+    width, height = page.get_size()
+    words = _words(page, height)
+    found = tables.of_page(number) if words and _ruling_segments(page) >= RULED_SEGMENTS else []
+    boxes = [table.bbox for table in found]
+    kept = [word for word in words if not any(_inside(word, box) for box in boxes)]
+    parsed = [_Table(number, table.bbox[1], [[c or "" for c in row] for row in table.extract()]) for table in found]
+    return number, float(width), _lines(number, kept), parsed
+
+
+def _ruling_segments(page: Any) -> int:
+    """How many straight segments the page's path objects draw: a ruled table needs several."""
+    import pypdfium2.raw as pdfium_c
+
+    count = 0
+    for item in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_PATH,), max_depth=2):
+        count += max(0, pdfium_c.FPDFPath_CountSegments(item.raw))
+        if count >= RULED_SEGMENTS:
+            break
+    return count
+
+
+def _words(page: Any, height: float) -> list[dict[str, Any]]:
+    """The page's words, as pdfplumber's ``extract_words`` gives them: text, box (top-left origin), size
+    and font name. PDFium's characters are split into words at white space, where the font size
+    changes, at a gap wider than :data:`WORD_GAP` points or where the line changes; a word takes the
+    font of its first character. A character's box is one font size high from the bottom of its loose
+    box (the font's descent below the baseline), as pdfminer makes it, so gaps between lines agree."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    textpage = page.get_textpage()
+    try:
+        raw, count = textpage.raw, textpage.count_chars()
+        text = textpage.get_text_range(0, count) if count else ""
+        if len(text) != count:  # a character outside the BMP: take them one by one
+            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32) for i in range(count))
+        char_box, font_size = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetFontSize
+        box, name, flags = pdfium_c.FS_RECTF(), ctypes.create_string_buffer(128), ctypes.c_int()
+        words: list[dict[str, Any]] = []
+        current: dict[str, Any] | None = None
+        for index, char in enumerate(text):
+            if char.isspace():
+                current = None
+                continue
+            char_box(raw, index, box)
+            size = font_size(raw, index)
+            bottom = height - box.bottom
+            if (
+                current is None
+                or size != current["size"]
+                or box.left - current["x1"] > WORD_GAP
+                or box.left < current["x0"]
+                or abs(bottom - current["bottom"]) > WORD_GAP
+            ):
+                pdfium_c.FPDFText_GetFontInfo(raw, index, name, len(name), flags)
+                font = name.value.decode("utf-8", "replace")
+                current = {"text": "", "x0": box.left, "x1": box.right, "top": bottom - size, "bottom": bottom}
+                current.update(size=size, fontname=font)
+                words.append(current)
+            current["text"] += char
+            current["x1"] = max(current["x1"], box.right)
+        return words
+    finally:
+        textpage.close()
 
 
 def _inside(word: dict[str, Any], box: tuple[float, float, float, float]) -> bool:

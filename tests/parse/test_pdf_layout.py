@@ -1,0 +1,41 @@
+"""PDF text and layout from PDFium, tables from pdfplumber only where ruling lines are drawn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import format_fixtures as ff
+from contextpull.parse import pdf
+
+pytest.importorskip("pypdfium2")
+pytest.importorskip("pdfplumber")
+pytest.importorskip("fpdf")
+
+
+def test_a_long_text_manual_keeps_its_headings_columns_and_pages(tmp_path: Path) -> None:
+    rendering = pdf.render(ff.write_text_pdf(tmp_path / "long.pdf", chapters=6).read_bytes())
+    text = rendering.text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings[:2] == ["# 1 Chapter 1", "## 1.1 Procedure"] and len(headings) == 12
+    assert text.index("Left column of chapter 3") < text.index("Right column of chapter 3")  # read by column
+    assert "ACME P-200 Pump Manual" not in text and "Page 4" not in text  # running header and footer
+
+
+def test_pdfplumber_is_opened_only_for_pages_with_ruling_lines(tmp_path: Path) -> None:
+    import pypdfium2
+
+    data = ff.write_pdf(tmp_path / "manual.pdf").read_bytes()
+    document = pypdfium2.PdfDocument(data)
+    tables = pdf._Tables(data)
+    try:
+        found = {}
+        for number, page in enumerate(document, 1):
+            found[number] = (len(pdf._read_page(number, page, tables)[3]), tables.pdf is not None)
+    finally:
+        tables.close()
+        document.close()
+    # pages 1 and 2 are prose; the ruled table spans pages 3 and 4; page 5's picture is one rectangle
+    assert found[1] == (0, False) and found[2] == (0, False)
+    assert found[3][0] == 1 and found[4][0] == 1 and found[3][1]
