@@ -79,8 +79,9 @@ def measure(
     k: int,
     cache: Path,
     again: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Every question's record in every mode (one agent run per question and mode), and the model's identity.
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, QuestionRerun]]:
+    """Every question's record in every mode (one agent run per question and mode), the model's identity,
+    and under a re-execution what it reproduced and ran again, by mode.
 
     ``again`` (a re-execution) holds the recorded ``leakage.json``: each mode's
     model calls are answered from ``cache`` as recorded, and only a question
@@ -88,10 +89,11 @@ def measure(
     """
     records: dict[str, Any] = {}
     identity: dict[str, Any] = {}
+    reruns: dict[str, QuestionRerun] = {}
     for mode, width in MODES.items():
         agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / _folder(mode))
         if again is not None:
-            agent.rerun = _rerun(again, mode, model, cache / _folder(mode))
+            agent.rerun = reruns[mode] = _rerun(again, mode, model, cache / _folder(mode))
         rows = []
         for number, question in enumerate(questions, 1):
             run = agent.run(question["q"])
@@ -112,7 +114,7 @@ def measure(
             print(f"{mode}: {number}/{len(questions)} ({run.wall_s:.0f} s)", file=sys.stderr, flush=True)
         records[mode] = {"snippet_chars": width, "questions": rows}
         identity = agent.provider.identity()
-    return records, identity
+    return records, identity, reruns
 
 
 def _rerun(saved: dict[str, Any], mode: str, model: str, cache: Path) -> QuestionRerun:
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         store = Path(ingest(args.corpus, Path(folder) / "store.sqlite").store)
         behaviour, _ = fingerprint.of_store(store)
-        records, identity = measure(args.model, store, questions, args.k, args.cache, again)
+        records, identity, reruns = measure(args.model, store, questions, args.k, args.cache, again)
     table = summarise(records, args.k)
     text = render(table, args.k, len(questions), args.model)
     if args.out:
@@ -200,11 +202,19 @@ def main(argv: list[str] | None = None) -> int:
             "records": records,
         }
         if again is not None:
-            saved["re_executed"] = {"of": str(args.re_execute), "made_at": again["made_at"]}
+            saved["re_executed"] = {
+                "of": str(args.re_execute),
+                "made_at": again["made_at"],
+                "reproduced": {mode: len(rerun.reproduced) for mode, rerun in reruns.items()},
+                "run_again": {mode: len(rerun.run_again) for mode, rerun in reruns.items()},
+            }
         (args.out / "leakage.json").write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
         (args.out / "leakage.txt").write_text(text + "\n", encoding="utf-8")
         _keep_answers(args.cache, args.out / "answers")
     print(json.dumps(table, indent=2) if args.json else text)
+    if again is not None:
+        counts = ", ".join(f"{mode} {len(r.reproduced)}/{len(r.run_again)}" for mode, r in reruns.items())
+        print(f"re-executed from the answers recorded at {again['made_at'][:12]}: reproduced/run again {counts}")
     return 0
 
 

@@ -3,13 +3,16 @@
 The published tables are only worth citing while the code that made them is
 the code in the repository: a change to anything that shapes a tool result or
 a prompt makes a replay refuse, and this test fails until the run is re-made
-(``make remake-results``). Each replay re-scores the push and search rows now
+(``make remake-results``) or re-executed on its recorded model answers
+(``make reexecute-results``). Each replay re-scores the push and search rows now
 and answers every model call from the run's committed caches; a few seconds
 a corpus.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from cli_support import run
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = sorted(path.parent for path in (REPO / "benchmarks" / "results").glob("*/results.json"))
+LEAKAGE = sorted(path.parent for path in (REPO / "benchmarks" / "results").glob("*/leakage/leakage.json"))
 
 
 def corpus_of(run_dir: Path, corpora: Path) -> Path:
@@ -44,3 +48,13 @@ def test_a_published_run_replays_byte_for_byte_without_a_model(run_dir: Path, co
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert f"replay of {run_dir}: table.txt reproduced byte for byte" in proc.stdout, proc.stdout[-2000:]
+
+
+@pytest.mark.parametrize("folder", LEAKAGE, ids=lambda path: path.parent.name)
+def test_a_published_snippet_leakage_experiment_replays_on_this_code(folder: Path) -> None:
+    script = REPO / "benchmarks" / "snippet_leakage.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--replay", str(folder)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr + proc.stdout[-1000:]
+    assert "leakage.txt reproduced byte for byte" in proc.stdout

@@ -264,3 +264,30 @@ def test_the_grammar_offers_only_required_arguments() -> None:
     assert arguments["properties"] == {"query": {"type": "string", "minLength": 1}}
     assert arguments["required"] == ["query"] and arguments["additionalProperties"] is False
     assert '"in"' not in tool_instructions([tool]) and '"query"' in tool_instructions([tool])
+
+
+def test_a_models_own_failure_is_cached_like_an_answer_and_a_replay_meets_it_again(tmp_path: Path) -> None:
+    """A prompt beyond the context window fails the same way every time: a replay must fail there too."""
+    ledger = Ledger()
+    provider = MeteredProvider(LocalProvider(TooLong(), name="fake"), ledger=ledger, cache=CompletionCache(tmp_path))
+    for _ in range(2):
+        with pytest.raises(ContextFull, match="exceed context window"):
+            provider.complete([Message("user", "q")], tools=[SEARCH])
+    assert ledger.total()["failures"] == 1  # the second call was answered by the recorded failure
+    assert len(CompletionCache(tmp_path)) == 1
+
+
+class Unreachable:
+    """A backend whose every call fails on the way to the model (not the model's answer)."""
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        raise RuntimeError("connection reset")
+
+
+def test_a_failure_on_the_way_to_the_model_is_never_cached(tmp_path: Path) -> None:
+    provider = MeteredProvider(
+        LocalProvider(Unreachable(), name="fake"), ledger=Ledger(), cache=CompletionCache(tmp_path)
+    )
+    with pytest.raises(ModelError, match="connection reset"):
+        provider.complete([Message("user", "q")], tools=[SEARCH])
+    assert len(CompletionCache(tmp_path)) == 0

@@ -143,17 +143,22 @@ class ReadingState:
 
 #: the longest a free string may be when a turn is asked again after its reply was cut off at max_tokens
 BOUNDED_CHARS = 600
+#: the most items an open array may have then
+BOUNDED_ITEMS = 8
 
 
 def bounded(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every free string (no ``enum``, no ``maxLength``) at most :data:`BOUNDED_CHARS` long.
+    """``schema`` with every free string (no ``enum``, no ``maxLength``) at most :data:`BOUNDED_CHARS`
+    long and every open array at most :data:`BOUNDED_ITEMS` long.
 
     The 1.5B model sometimes writes an answer that never ends (the same
-    clause again and again) until ``max_tokens`` cuts its JSON off; asked
-    again with a bound, it finishes.
+    clause, or the same cited id, again and again) until ``max_tokens`` cuts
+    its JSON off; asked again with a bound, it finishes.
     """
     if schema.get("type") == "string" and "maxLength" not in schema and "enum" not in schema:
         return {**schema, "maxLength": BOUNDED_CHARS}
+    if schema.get("type") == "array" and "maxItems" not in schema:
+        schema = {**schema, "maxItems": BOUNDED_ITEMS}
     return {key: _bounded_value(value) for key, value in schema.items()}
 
 

@@ -51,7 +51,13 @@ class Completion:
 
 
 class ModelError(Exception):
-    """A model call failed (network, API error, bad output); never cached."""
+    """A model call failed (network, API error, bad output); not cached, unless :attr:`recorded`."""
+
+    #: the failure is the model's own answer to the request (its output, or a prompt it cannot take),
+    #: not the road to it: the cache keeps it like an answer, so a replay fails the same way
+    recorded = False
+    #: a failure of the model, counted in the ledger (a replay's unrecorded call is not one)
+    counted = True
 
 
 class Provider(Protocol):
@@ -79,9 +85,23 @@ class Provider(Protocol):
 class ContextFull(ModelError):
     """The request does not fit in the model's context window (a local model's is small)."""
 
+    recorded = True
+
 
 class ReplyCutOff(ModelError):
     """A constrained reply reached ``max_tokens`` before its JSON was complete."""
+
+    recorded = True
+
+
+class BadOutput(ModelError):
+    """A constrained reply that is not what its grammar asked for (not JSON, not an action)."""
+
+    recorded = True
+
+
+#: the recorded failures by name, as the cache stores them
+RECORDED_FAILURES: dict[str, type[ModelError]] = {kind.__name__: kind for kind in (ContextFull, ReplyCutOff, BadOutput)}
 
 
 class NoModelConfigured(ModelError):

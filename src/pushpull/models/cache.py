@@ -4,7 +4,11 @@ The key is a SHA-256 over everything that changes an answer: the provider's
 identity (name, model, endpoint, its own sampling settings), the system
 prompt, the messages, the tools, the JSON schema, ``max_tokens``,
 ``temperature`` and CACHE_VERSION (bumped when the stored format or a
-provider's prompt shaping changes). Only successful answers are stored.
+provider's prompt shaping changes). Successful answers are stored, and the
+failures that are the model's own answer (:attr:`ModelError.recorded`: a reply
+cut off or not what its grammar asked for, a prompt beyond the context
+window), so a replay fails where the run failed; a failed request or network
+error is never stored.
 
 Storage is one SQLite file in WAL mode with one connection per thread, so the
 runner's worker threads can read and write it at the same time.
@@ -21,7 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .base import Completion, Message, ToolCall, Usage
+from .base import RECORDED_FAILURES, Completion, Message, ModelError, ToolCall, Usage
 
 CACHE_VERSION = 1
 CACHE_FILE = "completions.sqlite3"
@@ -67,8 +71,11 @@ def _encode(completion: Completion) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _decode(text: str) -> Completion:
+def _decode(text: str) -> Completion | ModelError:
     value = json.loads(text)
+    if "failure" in value:
+        failure = value["failure"]
+        return RECORDED_FAILURES.get(failure["kind"], ModelError)(failure["message"])
     return Completion(
         text=value["text"],
         tool_calls=tuple(ToolCall(**call) for call in value["tool_calls"]),
@@ -97,8 +104,8 @@ class CompletionCache:
             self._local.connection = connection
         return connection
 
-    def get(self, key: str) -> Completion | None:
-        """The stored answer with ``cached=True``, or None."""
+    def get(self, key: str) -> Completion | ModelError | None:
+        """The stored answer with ``cached=True``, the recorded failure (to raise), or None."""
         row = self._connect().execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
         return _decode(row[0]) if row else None
 
@@ -106,6 +113,14 @@ class CompletionCache:
         self._connect().execute(
             "INSERT OR REPLACE INTO completions (key, spec, value, created) VALUES (?, ?, ?, ?)",
             (key, spec, _encode(completion), time.time()),
+        )
+
+    def put_failure(self, key: str, spec: str, failure: ModelError) -> None:
+        """Store a failure that is the model's own answer (``failure.recorded``)."""
+        value = json.dumps({"failure": {"kind": type(failure).__name__, "message": str(failure)}}, ensure_ascii=False)
+        self._connect().execute(
+            "INSERT OR REPLACE INTO completions (key, spec, value, created) VALUES (?, ?, ?, ?)",
+            (key, spec, value, time.time()),
         )
 
     def __len__(self) -> int:

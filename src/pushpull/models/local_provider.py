@@ -29,7 +29,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from .base import Completion, ContextFull, Message, ModelError, NoModelConfigured, ReplyCutOff, ToolCall, Usage
+from .base import (
+    BadOutput,
+    Completion,
+    ContextFull,
+    Message,
+    ModelError,
+    NoModelConfigured,
+    ReplyCutOff,
+    ToolCall,
+    Usage,
+)
 
 ANSWER = "answer"
 #: bump when the prompt shaping changes, so cached answers of the old shape are not reused
@@ -274,7 +284,7 @@ class LocalProvider:
         try:
             reply = json.loads(text, strict=False)  # a raw newline or tab inside a string is still the model's text
         except json.JSONDecodeError as error:
-            raise ModelError(f"{self.spec}: bad output: the reply is not JSON ({error})") from error
+            raise BadOutput(f"{self.spec}: bad output: the reply is not JSON ({error})") from error
         return self._as_action(reply, completion, messages) if tools else completion
 
     def _as_action(self, reply: Any, completion: Completion, messages: list[Message]) -> Completion:
@@ -287,7 +297,7 @@ class LocalProvider:
                 stop_reason="end_turn",
             )
         if not isinstance(action, str) or not isinstance(reply.get("arguments"), dict):
-            raise ModelError(f"{self.spec}: bad output: expected an action object, got {json.dumps(reply)[:200]}")
+            raise BadOutput(f"{self.spec}: bad output: expected an action object, got {json.dumps(reply)[:200]}")
         call_number = 1 + sum(len(message.tool_calls) for message in messages)
         call = ToolCall(id=f"call_{call_number}", name=action, arguments=reply["arguments"])
         return Completion(text="", tool_calls=(call,), usage=completion.usage, stop_reason="tool_use")

@@ -69,12 +69,17 @@ class MeteredProvider:
         }
         key = request_key(self.backend.identity(), messages, **request) if self.cache is not None else ""
         if self.cache is not None and self.read_cache and (hit := self.cache.get(key)) is not None:
+            if isinstance(hit, ModelError):
+                raise hit  # the model's recorded failure on this request, as in the run that met it
             self.ledger.record(self.spec, hit.usage, cached=True)
             return hit
         try:
             completion = self.backend.complete(messages, **request)
-        except ModelError:
-            self.ledger.record_failure(self.spec)
+        except ModelError as err:
+            if err.counted:
+                self.ledger.record_failure(self.spec)
+            if err.recorded and self.cache is not None:
+                self.cache.put_failure(key, self.spec, err)
             raise
         usage = completion.usage
         if usage.usd is None:

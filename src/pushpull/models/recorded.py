@@ -24,6 +24,8 @@ from .registry import get_provider
 class NotRecorded(ModelError):
     """A replay needed a model call the original run never made."""
 
+    counted = False  # not a failure of the model
+
 
 class RecordedBackend:
     """The backend of a replay: the identity of the original provider, and no model behind it."""
