@@ -113,9 +113,15 @@ else
         fi
     done
 fi
-for name in $made; do
+for name in $made; do  # the run is replaced; its hand-written WRITEUP.md stays (review it against the new table)
+    kept=""
+    if [ -f "benchmarks/results/$name/WRITEUP.md" ]; then
+        kept=$WORK/$name-WRITEUP.md
+        cp "benchmarks/results/$name/WRITEUP.md" "$kept"
+    fi
     rm -rf "benchmarks/results/$name"
     cp -R "$WORK/results/$name" "benchmarks/results/$name"
+    [ -z "$kept" ] || cp "$kept" "benchmarks/results/$name/WRITEUP.md"
 done
 "$PYTHON" benchmarks/results_tables.py
 echo "done: review and commit benchmarks/results, README.md and benchmarks/RESULTS.md" >&2
