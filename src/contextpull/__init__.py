@@ -1,7 +1,8 @@
 """ContextPull: a folder of documents as a small index plus five citable retrieval tools.
 
 The library surface: build or update a store with :func:`ingest`, open it
-read-only with :meth:`Store.open`. Errors are the :class:`ContextPullError`
+read-only with :meth:`Store.open`, run the five operations with :class:`Ops`
+(or over several named stores with :class:`Library`). Errors are the :class:`ContextPullError`
 family, each with a message and a suggestion.
 
 Names are imported on first use (module ``__getattr__``), so ``import
@@ -21,8 +22,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` marks a re-export)
     from typing import Any
 
+    from .contents.links import Links as Links
     from .errors import BadArgument as BadArgument
     from .errors import BadFilter as BadFilter
+    from .errors import CollectionError as CollectionError
     from .errors import ContextPullError as ContextPullError
     from .errors import FormatVersionError as FormatVersionError
     from .errors import IngestError as IngestError
@@ -44,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` mark
     from .ingestion.run import IngestReport as IngestReport
     from .ingestion.run import ingest as ingest
     from .ingestion.run import ingest_with as ingest_with
+    from .ops.library import Library as Library
     from .ops.operations import Ops as Ops
     from .ops.results import GrepMatch as GrepMatch
     from .ops.results import GrepResult as GrepResult
@@ -59,6 +63,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (``X as X`` mark
 __all__ = [
     "BadArgument",
     "BadFilter",
+    "CollectionError",
     "ContextPullError",
     "FormatVersionError",
     "GrepMatch",
@@ -67,6 +72,8 @@ __all__ = [
     "IngestError",
     "IngestOptions",
     "IngestReport",
+    "Library",
+    "Links",
     "MissingArgument",
     "NeighboursResult",
     "NotAStore",
@@ -95,7 +102,16 @@ __all__ = [
 ]
 
 #: where the public names are defined, cheapest first: a name is taken from the first that has it
-_HOMES = (".errors", ".ops.results", ".settings", ".store", ".ops.operations", ".ingestion.run")
+_HOMES = (
+    ".errors",
+    ".ops.results",
+    ".settings",
+    ".store",
+    ".contents.links",
+    ".ops.operations",
+    ".ops.library",
+    ".ingestion.run",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -190,3 +190,11 @@ class MissingDependency(ContextPullError):
     """A library an optional capability needs is not installed; the suggestion names the extra."""
 
     code = "missing_dependency"
+
+
+# --- collections -------------------------------------------------------------
+class CollectionError(ContextPullError):
+    """A collection name that is not valid here, or one that does not exist."""
+
+    code = "collection_error"
+    exit_code = 2

@@ -106,6 +106,11 @@ def find_store(here: Path) -> Path:
     return DEFAULT_STORE
 
 
+def collection_store_path(key: str) -> Path:
+    """The store of collection ``key`` (``name`` or ``name@version``): ``DATA/collections/KEY/store.sqlite``."""
+    return data_home() / "collections" / key / STORE_NAME
+
+
 def bench_dir(root: Path) -> Path:
     """Where ``contextpull bench`` writes a folder's results: beside the folder's store."""
     return default_store_path(root).parent / "bench"

@@ -138,6 +138,16 @@ def test_a_site_is_crawled_within_its_folder_with_robots_sitemap_and_a_reason_fo
     assert search_ids("heronpage", tmp_path)[:1] == ["orphan.html#0"]
 
 
+def test_hits_from_a_site_link_to_the_pages_they_came_from(site: Site, tmp_path: Path) -> None:
+    ingest(f"{site.url}/docs/", "--collection", "site", cwd=tmp_path)
+    found = run("search", "quetzalmode", "--collection", "site", "--json", cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    hit = json.loads(found.stdout)["hits"][0]
+    assert hit["url"] == f"{site.url}/docs/guide/install.html#install"
+    home = json.loads(run("read", "index.html#0", "--collection", "site", "--json", cwd=tmp_path).stdout)
+    assert home["url"] == f"{site.url}/docs/#docs-home"  # the folder URL the page was fetched as
+
+
 def test_re_ingest_downloads_only_changed_pages_and_re_reads_only_those(site: Site, tmp_path: Path) -> None:
     ingest(f"{site.url}/docs/", cwd=tmp_path)
     site.page("/docs/orphan.html", "<html><body><h1>Orphan</h1><p>Now it mentions the ibispage.</p></body></html>")

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ContextPullError
+from ..errors import CollectionError, ContextPullError
 from ..paths import STORE_ENV, store_path
 
 
-def add_store_option(parser: argparse.ArgumentParser, *, artifact: bool = False) -> None:
+def add_store_option(parser: argparse.ArgumentParser, *, artifact: bool = False, several: bool = False) -> None:
     where = (
         "store file, or a published store (a URL or the folder `contextpull publish` wrote)"
         if artifact
@@ -24,6 +24,21 @@ def add_store_option(parser: argparse.ArgumentParser, *, artifact: bool = False)
         metavar="URL|PATH" if artifact else "PATH",
         help=f"{where} (default: ${STORE_ENV}, then the store of this folder: see `contextpull stores`)",
     )
+    if several:
+        parser.add_argument(
+            "--collection",
+            action="append",
+            metavar="NAME[@VERSION]",
+            help="serve this collection (see `contextpull collections`); give it again for several behind one"
+            " server, their ids prefixed with the collection",
+        )
+        parser.add_argument("--collections", action="store_true", help="serve every collection there is")
+    else:
+        parser.add_argument(
+            "--collection",
+            metavar="NAME[@VERSION]",
+            help="use this collection's store (see `contextpull collections`) instead",
+        )
 
 
 def add_json_option(parser: argparse.ArgumentParser, help_text: str = "print the result as JSON") -> None:
@@ -31,7 +46,17 @@ def add_json_option(parser: argparse.ArgumentParser, help_text: str = "print the
 
 
 def resolve_store_path(args: argparse.Namespace) -> Path:
-    """``--store``, then ``$CONTEXTPULL_STORE``, then the store of the working folder (:mod:`contextpull.paths`)."""
+    """``--collection``'s store, else ``--store``, then ``$CONTEXTPULL_STORE``, then the store of the working
+    folder (:mod:`contextpull.paths`)."""
+    key = getattr(args, "collection", None)
+    if isinstance(key, list):  # a command that serves several: one named is its store
+        key = key[0] if len(key) == 1 else None
+    if key:
+        if getattr(args, "store", None):
+            raise CollectionError("--store and --collection both name a store", "give one of them")
+        from ..store.collections import find
+
+        return Path(find(key).store)
     return store_path(getattr(args, "store", None))
 
 

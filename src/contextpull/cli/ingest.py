@@ -11,9 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..paths import STORE_ENV, env_store_path, remember
+from ..contents.links import BadBaseUrl, Links, check_base_url
+from ..errors import BadArgument, CollectionError
+from ..paths import STORE_ENV, collection_store_path, env_store_path, remember
 from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
 from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
+from ..store.collections import check_key, record, recorded
 from .common import add_json_option, emit
 from .progress import progress_bar
 from .watch import add_watch_option, changed_line, reingest_quietly, snapshot, stop_on_signals, watch
@@ -66,6 +69,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         help=f"store file (default: ${STORE_ENV}, then DIR/.contextpull/store.sqlite, or a store in"
         " $XDG_DATA_HOME/contextpull/stores/ when DIR is read-only)",
+    )
+    parser.add_argument(
+        "--collection",
+        metavar="NAME[@VERSION]",
+        help="ingest into this named collection (its own store in the user data folder; see `contextpull"
+        " collections`), so several can be served by one server",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="where the documents are online (a file's URL is this joined with its path): hits and reads then"
+        " carry each section's URL; a site gets its pages' own URLs, a GitHub or GitLab repository its files'",
     )
     for flag, default, meaning in (
         ("--max-depth", defaults.max_depth, "deepest heading level that starts a section"),
@@ -152,11 +167,16 @@ def run(args: argparse.Namespace) -> int:
         parser.error("--index-budget, --jobs and --max-seconds must be 0 or more")
     if args.watch_poll <= 0:
         parser.error("--watch-poll must be more than 0 seconds")
-    store = args.store or env_store_path()
+    key = _collection_key(args)
+    store = collection_store_path(key) if key else (args.store or env_store_path())
+    base_url = _base_url(args)
     source = _fetch_source(args, parser)
     if args.watch and source is not None:
         parser.error("--watch goes with a local folder; re-run `contextpull ingest URL` to fetch a source again")
     corpus = Path(source.folder if source else args.dir)
+    links = _links(source, base_url)
+    if key:
+        collection_store_path(key).parent.mkdir(parents=True, exist_ok=True)
     summarise = None
     if args.summarizer:
         from ..eval.summaries import ModelSummariser
@@ -172,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         replace=args.replace,
         summarise=summarise,
         max_seconds=args.max_seconds or None,
+        links=links,
     )
 
     def once(reembed: bool = args.reembed) -> IngestReport:
@@ -183,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
             watching = dataclasses.replace(options, progress=progress, embed_progress=embed_progress, reembed=reembed)
             report = ingest_with(corpus, store, watching)
         remember(Path(report.store), corpus)
+        if key:
+            record(key, corpus, args.dir if source else "", _cited_as(key, links, source))
         return report
 
     before = snapshot(corpus) if args.watch else None  # before the ingest: an edit while it runs is seen
@@ -190,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
     data = report.to_dict()
     if source:
         data["source"] = source.to_dict()
+    if key:
+        data["collection"] = key
     emit(args, data, lambda _: render(report, source))
     if report.documents_seen == 0:
         print(
@@ -203,6 +228,49 @@ def run(args: argparse.Namespace) -> int:
             handler = reingest_quietly(lambda: changed_line(once(reembed=False)))
             watch(corpus, handler, poll_s=args.watch_poll, stop=stop, since=before)
     return 0
+
+
+def _collection_key(args: argparse.Namespace) -> str | None:
+    """The collection asked for, checked; ``--store`` cannot go with it (the collection has its store)."""
+    if args.collection is None:
+        return None
+    if args.store is not None:
+        raise CollectionError(
+            "--collection chooses the store and --store names another", "drop --store (see `contextpull collections`)"
+        )
+    return check_key(args.collection)
+
+
+def _base_url(args: argparse.Namespace) -> str | None:
+    if args.base_url is None:
+        return None
+    try:
+        return check_base_url(args.base_url)
+    except BadBaseUrl as err:
+        raise BadArgument(f"--base-url: {err}", "give the full address, like https://example.org/docs/") from None
+
+
+def _links(source: Fetched | Crawled | None, base_url: str | None) -> Links | None:
+    """The citation links of this ingest: a site's page URLs, a repository's file URLs, or ``--base-url``.
+
+    None (keep what the store has) for a local folder without ``--base-url``.
+    """
+    from ..sources import Crawled, page_urls
+
+    if isinstance(source, Crawled):
+        return Links(base_url or "", page_urls(source.folder))
+    if source is not None and base_url is None:
+        base_url = source.web_base() or None
+    return Links(base_url) if base_url is not None else None
+
+
+def _cited_as(key: str, links: Links | None, source: Fetched | Crawled | None) -> str:
+    """What ``contextpull collections`` shows as a collection's base URL: the links' base, a site's own
+    URL when its pages carry theirs, or (links unchanged) what the collection had."""
+    if links is None:
+        before = recorded(key)
+        return before.base_url if before is not None else ""
+    return links.base or (source.url if source is not None and links.pages else "")
 
 
 def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Fetched | Crawled | None:

@@ -22,7 +22,19 @@ from .extras import missing_dependency
 from .failures import as_error
 
 #: modules under ``contextpull.cli`` that contribute subcommands, in help order
-COMMAND_MODULES = ("ingest", "ops", "llms_txt", "serve", "ui", "publish", "bench", "scenarios", "results", "stores")
+COMMAND_MODULES = (
+    "ingest",
+    "ops",
+    "llms_txt",
+    "serve",
+    "ui",
+    "publish",
+    "bench",
+    "scenarios",
+    "results",
+    "stores",
+    "collections",
+)
 #: the module that registers each subcommand, so a command imports only its own module
 #: (``contextpull index`` need not load the server, asyncio or the ingest options; issue 14)
 COMMAND_HOMES = {
@@ -40,6 +52,7 @@ COMMAND_HOMES = {
     "results": "results",
     "report": "results",
     "stores": "stores",
+    "collections": "collections",
 }
 #: subcommands whose positional argument is free text that may start with ``-``
 _TEXT_COMMANDS = {"search": "--no-cache", "grep": "--filter"}

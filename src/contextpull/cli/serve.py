@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     serve.add_argument("path", nargs="?", metavar="PATH", help="store file or corpus folder")
-    add_store_option(serve, artifact=True)
+    add_store_option(serve, artifact=True, several=True)
     add_poll_option(serve)
     add_watch_option(serve, "PATH a folder; the server answers from each new ingest")
     _add_transport_options(serve)
@@ -176,9 +176,10 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     if args.transport == "stdio" and args.ui:
         raise BadArgument("--ui applies to --transport http only", "add --transport http, or run `contextpull ui`")
+    library = _library(args)
     watched = _watched_folder(args)
     before = snapshot(watched) if watched else None  # before the ingest: an edit while it runs is seen
-    store_path = store_to_serve(args)
+    store_path = next(iter(library.values())) if library else store_to_serve(args)
     if watched:
         _watch_in_background(watched, args.watch_poll, before)
     log = server.CallLog(sys.stderr) if args.log else None
@@ -195,7 +196,7 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise BadArgument(str(err), "pass positive numbers") from None
-    mcp_server = server.build_server(store_path, log=log, max_result_chars=args.max_result_chars)
+    mcp_server = server.build_server(library or store_path, log=log, max_result_chars=args.max_result_chars)
     if args.transport == "stdio":
         server.serve_stdio(mcp_server)
         return 0
@@ -220,13 +221,33 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"contextpull: the web page is at {page_url(host, port, UI_PREFIX, token)}", file=sys.stderr, flush=True)
     auth = "bearer token required" if token else "no token"
     warn_if_open(host, port, token)
+    served = f"collections {', '.join(library)}" if library else str(store_path)
     print(
-        f"contextpull: serving {store_path} at http://{server.url_host(host)}:{port}{server.ENDPOINT} ({auth})",
+        f"contextpull: serving {served} at http://{server.url_host(host)}:{port}{server.ENDPOINT} ({auth})",
         file=sys.stderr,
         flush=True,
     )
     server.serve_http(app, sock, limits)
     return 0
+
+
+def _library(args: argparse.Namespace) -> dict[str, Path] | None:
+    """The collections to serve together (``--collections``, or ``--collection`` given twice or more),
+    by key; None to serve one store."""
+    from ..store.collections import find, known_collections
+
+    keys = list(args.collection or [])
+    if not args.collections and len(keys) < 2:
+        return None
+    if args.path or args.store or args.watch or args.ui:
+        raise BadArgument(
+            "several collections are served on their own: PATH, --store, --watch and --ui go with one store",
+            "serve the collections alone, or one store with its options",
+        )
+    chosen = [find(key) for key in dict.fromkeys(keys)] if keys else known_collections()
+    if not chosen:
+        raise BadArgument("there are no collections yet", "make one with `contextpull ingest DIR --collection NAME`")
+    return {entry.key: Path(entry.store) for entry in chosen}
 
 
 def warn_if_open(host: str, port: int, token: str | None) -> None:

@@ -25,12 +25,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [_describe(entry.store, entry.corpus, entry.ingested_at) for entry in known_stores()]
+    rows = [describe(entry.store, entry.corpus, entry.ingested_at) for entry in known_stores()]
     emit(args, {"stores": rows}, _render)
     return 0
 
 
-def _describe(store: str, corpus: str, ingested_at: float) -> dict[str, Any]:
+def describe(store: str, corpus: str, ingested_at: float) -> dict[str, Any]:
+    """A store's row: its file, corpus and age, and its sections, documents and size when it can be read."""
     path = Path(store)
     row: dict[str, Any] = {"corpus": corpus, "store": store, "ingested_at": ingested_at, "exists": path.is_file()}
     if not row["exists"]:

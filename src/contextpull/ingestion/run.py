@@ -34,6 +34,8 @@ from typing import Any
 from .._version import __version__
 from ..analysis.terms import ANALYSIS_VERSION
 from ..contents.index import DEFAULT_BUDGET, build_index
+from ..contents.links import META_KEY as LINKS_META_KEY
+from ..contents.links import Links
 from ..contents.summaries import OFFLINE, Summariser, one_line
 from ..errors import FormatVersionError, StoreCorrupt, StoreOfAnotherCorpus
 from ..parse.formats import parsers_fingerprint
@@ -111,6 +113,8 @@ class IngestOptions:
     replace: bool = False
     summarise: Summariser | None = None
     max_seconds: float | None = DEFAULT_MAX_SECONDS
+    #: where the sections can be opened (contextpull/contents/links.py); None keeps what the store has
+    links: Links | None = None
 
 
 def ingest(
@@ -127,6 +131,7 @@ def ingest(
     replace: bool = False,
     summarise: Summariser | None = None,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    links: Links | None = None,
 ) -> IngestReport:
     """Bring the store at ``store_path`` (default ``root/.contextpull/store.sqlite``)
     up to date with the documents under ``root``.
@@ -149,12 +154,24 @@ def ingest(
     line again. Without it, documents get the offline summary and a store
     keeps the summaries it has. A store remembers the folder it was built
     from; ingesting another folder into it raises
-    :class:`StoreOfAnotherCorpus` unless ``replace``.
+    :class:`StoreOfAnotherCorpus` unless ``replace``. ``links`` (a base URL
+    and page URLs, :class:`~contextpull.contents.links.Links`) make every result
+    carry its section's URL; without them the store keeps the links it has.
     Raises :class:`UnreadableCorpus`, :class:`StoreLocked`, :class:`NotAStore`,
     and the :class:`EmbeddingError` family.
     """
     options = IngestOptions(
-        settings, index_budget, progress, workers, embed, reembed, embed_progress, replace, summarise, max_seconds
+        settings,
+        index_budget,
+        progress,
+        workers,
+        embed,
+        reembed,
+        embed_progress,
+        replace,
+        summarise,
+        max_seconds,
+        links,
     )
     return ingest_with(root, store_path, options)
 
@@ -185,7 +202,7 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
         job = vectors.plan(options.embed, meta, str(store_path), reembed=options.reembed)
         summaries = options.summarise.name if options.summarise is not None else None
         unchanged = state is not None and state.matches(
-            hashes, options.settings, options.index_budget, corpus_root(root), summaries
+            hashes, options.settings, options.index_budget, corpus_root(root), summaries, options.links
         )
         if unchanged and state is not None and vectors.up_to_date(job, meta):
             _report_unchanged(report, state, files)
@@ -270,12 +287,19 @@ class _StoredState:
             return cls(store.document_hashes(), store.skipped_files(), store.all_meta())
 
     def matches(
-        self, hashes: dict[str, str], settings: SectionSettings, budget: int, root: str, summaries: str | None
+        self,
+        hashes: dict[str, str],
+        settings: SectionSettings,
+        budget: int,
+        root: str,
+        summaries: str | None,
+        links: Links | None = None,
     ) -> bool:
         known = {**self.documents, **{p: h for p, (h, _) in self.skipped.items()}}
         return (
             self.meta.get("corpus_root") == root
             and (summaries is None or self.meta.get("summaries") == summaries)
+            and (links is None or self.meta.get(LINKS_META_KEY) == links.to_meta())
             and self.meta.get("settings") == settings.fingerprint()
             and self.meta.get("parsers") == parsers_fingerprint()
             and self.meta.get("index_budget") == str(budget)
@@ -354,9 +378,11 @@ def _write(
             report.embed_model = done_vectors.model
             report.vectors_embedded, report.vectors_reused = done_vectors.embedded, done_vectors.reused
             report.vectors = done_vectors.count
+        link_meta = {LINKS_META_KEY: options.links.to_meta()} if options.links is not None else {}
         writer.set_meta(
             {
                 **vector_meta,
+                **link_meta,
                 "contextpull_version": __version__,
                 "corpus_root": plan.root,
                 "summaries": summaries,

@@ -25,6 +25,8 @@ import contextpull_vec
 from ..analysis.section_terms import front_matter_length
 from ..analysis.terms import Query, QueryPart, analyse_query, index_terms
 from ..contents.index import DEFAULT_BUDGET, document_outline, index_for_prefix, normalise_prefix
+from ..contents.links import META_KEY as LINKS_META_KEY
+from ..contents.links import Links
 from ..errors import (
     BadArgument,
     BadFilter,
@@ -43,6 +45,7 @@ from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, fuse, vectors_can_change
+from .pointers import with_links
 from .ranking import RankedSection, rank
 from .results import (
     GrepLine,
@@ -74,6 +77,8 @@ FILTER_PATTERNS = 20
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_GREP_LIMIT = 20
 _TOP_LEVEL_SHOWN = 30
+#: grep's hint when nothing matched
+NO_MATCH = "no section contains this text; check the spelling, or search for the words"
 #: how alike an unknown file name must be to a real one (difflib ratio) to be suggested in its place
 _SIMILAR_NAME = 0.75
 
@@ -214,7 +219,7 @@ class Ops(Closeable):
         else:
             hint = _common_hint(self.syntax) if ranking.capped else None
         used = "lexical" if query_vector is None else "hybrid"
-        return SearchResult(query, hits, fallback or hint, mode=used, weak=bool(missing))
+        return with_links(SearchResult(query, hits, fallback or hint, mode=used, weak=bool(missing)), self.links())
 
     def _fuse(
         self,
@@ -256,13 +261,14 @@ class Ops(Closeable):
         # Rows come in document order, one per ordinal.
         views = [_view(row, context=row.ordinal != ordinal) for row in rows]
         at = ordinal - rows[0].ordinal
-        return ReadResult(
+        result = ReadResult(
             section=views[at],
             prev_id=section_id(doc, ordinal - 1) if ordinal > 0 else None,
             next_id=section_id(doc, ordinal + 1) if ordinal + 1 < count else None,
             before=tuple(views[:at]),
             after=tuple(views[at + 1 :]),
         )
+        return with_links(result, self.links())
 
     # --- neighbours ----------------------------------------------------------
     def neighbours(self, id: str, before: int = 1, after: int = 1) -> NeighboursResult:
@@ -272,12 +278,13 @@ class Ops(Closeable):
         # One statement reads the window and a continued table's header, so no transaction is needed.
         _, ordinal, _, rows, header = self._window(id, before, after, header=True)
         target = next(row for row in rows if row.ordinal == ordinal)
-        return NeighboursResult(
+        result = NeighboursResult(
             id=target.sid,
             before=tuple(_view(row) for row in rows if row.ordinal < ordinal),
             after=tuple(_view(row) for row in rows if row.ordinal > ordinal),
             table_header_section=_view(header) if header else None,
         )
+        return with_links(result, self.links())
 
     # --- grep ----------------------------------------------------------------
     def grep(
@@ -314,8 +321,12 @@ class Ops(Closeable):
                 f"the scan stopped at its time budget; narrow it with {self.syntax.filter} or grep for a longer literal"
             )
         elif not matches:
-            hint = "no section contains this text; check the spelling, or search for the words"
-        return GrepResult(pattern, regex, matches, outcome.more or outcome.exhausted, hint)
+            hint = NO_MATCH
+        return with_links(GrepResult(pattern, regex, matches, outcome.more or outcome.exhausted, hint), self.links())
+
+    def links(self) -> Links | None:
+        """The store's citation links, read on each call so a re-ingest that changes them is seen."""
+        return Links.from_meta(self.store.meta(LINKS_META_KEY))
 
     # --- export --------------------------------------------------------------
     def chunks(self) -> Iterator[dict[str, str]]:
@@ -331,6 +342,11 @@ class Ops(Closeable):
                 yield {"id": row.sid, "text": _view(row).text, "source": row.path}
 
     # --- shared ----------------------------------------------------------------
+    def check_filter(self, in_: PathFilter) -> None:
+        """Raise :class:`BadFilter` unless ``in_`` is a valid filter that selects some document."""
+        with self.store.snapshot():
+            self._documents(in_)
+
     def _documents(self, in_: PathFilter) -> list[int] | None:
         """Document ids a path filter selects; ``None`` for no filter. Raises :class:`BadFilter`."""
         if in_ is None:

@@ -13,14 +13,23 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def _location(sid: str, doc: str, heading_path: tuple[str, ...]) -> dict[str, Any]:
-    return {"id": sid, "doc": doc, "heading_path": list(heading_path)}
+def _location(sid: str, doc: str, heading_path: tuple[str, ...], url: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": sid, "doc": doc}
+    if url is not None:
+        out["url"] = url  # only in a store with links (contextpull/contents/links.py)
+    out["heading_path"] = list(heading_path)
+    return out
 
 
 def _pointer(
-    sid: str, doc: str, heading_path: tuple[str, ...], kind: str, pages: tuple[int, int] | None = None
+    sid: str,
+    doc: str,
+    heading_path: tuple[str, ...],
+    kind: str,
+    pages: tuple[int, int] | None = None,
+    url: str | None = None,
 ) -> dict[str, Any]:
-    out = {**_location(sid, doc, heading_path), "kind": kind}
+    out = {**_location(sid, doc, heading_path, url), "kind": kind}
     if pages is not None:
         out["pages"] = list(pages)  # first and last page, for documents that have pages (PDF)
     return out
@@ -57,9 +66,10 @@ class SearchHit:
     match: str
     snippet: str | None = None
     pages: tuple[int, int] | None = None
+    url: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages)
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages, self.url)
         out["score"] = self.score
         out["match"] = self.match
         if self.snippet is not None:
@@ -109,9 +119,10 @@ class SectionView:
     table_header_added: bool = False
     context: bool = False
     pages: tuple[int, int] | None = None
+    url: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages)
+        out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages, self.url)
         out["text"] = self.text
         if self.table_header_added:
             out["table_header_added"] = True
@@ -186,9 +197,14 @@ class GrepMatch:
     line_number: int
     line: str
     more_lines: tuple[GrepLine, ...] = ()
+    url: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {**_location(self.id, self.doc, self.heading_path), "line_number": self.line_number, "line": self.line}
+        out = {
+            **_location(self.id, self.doc, self.heading_path, self.url),
+            "line_number": self.line_number,
+            "line": self.line,
+        }
         if self.more_lines:
             out["more_lines"] = [line.to_dict() for line in self.more_lines]
         return out

@@ -23,7 +23,7 @@ import math
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,11 +39,12 @@ from starlette.types import ASGIApp
 
 from .._version import __version__
 from ..errors import ContextPullError
+from ..ops.library import Library
 from ..ops.operations import Ops
 from ..store.connection import file_identity
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
-from ..tools.instructions import server_instructions
-from ..tools.schemas import TOOLS, call_json
+from ..tools.instructions import served_notes, server_instructions
+from ..tools.schemas import TOOLS, call_json, library_tools
 from .health import HealthCheck
 from .http_guard import BearerTokenGuard
 from .http_limits import DEFAULT_LIMITS, HttpLimits, SessionEvictor, guarded_protocol, quiet_disconnects
@@ -104,12 +105,52 @@ class StoreReaders:
             return err.to_dict(), True
         return call_json(ops, name, arguments, max_chars=self.max_result_chars)
 
+    def tools(self) -> list[dict[str, Any]]:
+        return TOOLS
+
     def instructions(self) -> str:
         """The instructions a connecting client gets: pull discipline plus the current index."""
-        return server_instructions(self.index_text())
+        ops = self.ops()
+        return server_instructions(self.index_text(), served_notes(links=ops.links() is not None))
 
     def index_text(self) -> str:
         return self.ops().store.index_text
+
+
+class LibraryReaders:
+    """Per-thread :class:`Library` over named collections, each followed like :class:`StoreReaders` follows
+    its store (a re-ingest of one collection reaches the next call)."""
+
+    def __init__(self, stores: Mapping[str, Path], max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
+        self.members = {name: StoreReaders(Path(path), max_result_chars) for name, path in stores.items()}
+        self.max_result_chars = max_result_chars
+        self._tools = library_tools(list(self.members))
+
+    def library(self) -> Library:
+        return Library({name: readers.ops() for name, readers in self.members.items()})
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Run one tool call over every collection (or the one it names): ``(payload, is_error)``."""
+        try:
+            library = self.library()
+        except ContextPullError as err:
+            return err.to_dict(), True
+        return call_json(library, name, arguments, max_chars=self.max_result_chars, tools=self._tools)
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self._tools
+
+    def instructions(self) -> str:
+        """The discipline, the collections and (when any collection has links) the URL rule, then the index."""
+        library = self.library()
+        links = any(ops.links() is not None for ops in library.members.values())
+        return server_instructions(self.index_text(), served_notes(library.names, links))
+
+    def index_text(self) -> str:
+        return self.library().index().text
+
+
+Readers = StoreReaders | LibraryReaders
 
 
 class CallLog:
@@ -125,8 +166,8 @@ class CallLog:
         self._stream.flush()
 
 
-def mcp_tools() -> list[types.Tool]:
-    """The five tools as MCP tools: the exact names, descriptions and schemas of ``TOOLS``."""
+def mcp_tools(tools: list[dict[str, Any]] = TOOLS) -> list[types.Tool]:
+    """The five tools as MCP tools: the exact names, descriptions and schemas of ``tools``."""
     return [
         types.Tool(
             name=tool["name"],
@@ -134,21 +175,29 @@ def mcp_tools() -> list[types.Tool]:
             input_schema=tool["input_schema"],
             annotations=_READ_ONLY,
         )
-        for tool in TOOLS
+        for tool in tools
     ]
 
 
 def build_server(
-    store_path: str | Path, *, log: CallLog | None = None, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS
+    store_path: str | Path | Mapping[str, Path],
+    *,
+    log: CallLog | None = None,
+    max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
 ) -> Server[Any]:
-    """An MCP server over the store at ``store_path`` (opened read-only).
+    """An MCP server over the store at ``store_path`` (opened read-only), or over named collections
+    (``{name: store path}``, docs/adr/024-collections-and-links.md).
 
     Each tool result's JSON is at most ``max_result_chars`` characters. Raises
     the store errors (:class:`~contextpull.errors.StoreMissing` and kin) at
-    once if the file is not a readable store.
+    once if a file is not a readable store.
     """
-    readers = StoreReaders(Path(store_path), max_result_chars)
-    tools = mcp_tools()
+    readers: Readers = (
+        LibraryReaders(store_path, max_result_chars)
+        if isinstance(store_path, Mapping)
+        else StoreReaders(Path(store_path), max_result_chars)
+    )
+    tools = mcp_tools(readers.tools())
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -10,6 +10,6 @@ last good copy, and its store, as they were.
 """
 
 from .git import Fetched, GitSource, SourceError, is_git_url
-from .site import Crawled, SiteSource, is_web_url
+from .site import Crawled, SiteSource, is_web_url, page_urls
 
-__all__ = ["Crawled", "Fetched", "GitSource", "SiteSource", "SourceError", "is_git_url", "is_web_url"]
+__all__ = ["Crawled", "Fetched", "GitSource", "SiteSource", "SourceError", "is_git_url", "is_web_url", "page_urls"]

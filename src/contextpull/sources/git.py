@@ -19,6 +19,7 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit
 
 from ..errors import ContextPullError
 from .folders import source_folder
@@ -43,6 +44,10 @@ def is_git_url(text: str) -> bool:
     return text.startswith(("https://", "http://", "file://")) and text.rstrip("/").endswith(".git")
 
 
+#: how the hosts whose file URLs are known name a file at a commit
+_BLOB_PATHS = {"github.com": "/blob/", "gitlab.com": "/-/blob/"}
+
+
 @dataclass(frozen=True)
 class Fetched:
     """What a fetch brought: the repository, ref, subdir, commit and the local folder to ingest."""
@@ -59,6 +64,16 @@ class Fetched:
     def describe(self) -> str:
         """One line for the ingest report."""
         return f"{self.url} at {self.commit[:12]} ({self.folder})"
+
+    def web_base(self) -> str:
+        """Where a browser shows the ingested folder's files at this commit, for GitHub and GitLab
+        https remotes (``…/blob/COMMIT/SUBDIR/``); empty for any other host (give ``--base-url``)."""
+        parts = urlsplit(self.url)
+        host, path = parts.netloc.lower(), parts.path.strip("/").removesuffix(".git")
+        if parts.scheme != "https" or path.count("/") < 1 or host not in _BLOB_PATHS:
+            return ""
+        sub = f"{self.subdir.strip('/')}/" if self.subdir else ""
+        return f"https://{host}/{path}{_BLOB_PATHS[host]}{self.commit}/{sub}"
 
 
 @dataclass(frozen=True)

@@ -378,6 +378,11 @@ def _markdown_links(text: str) -> list[str]:
     return re.findall(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", text)
 
 
+def page_urls(folder: str | Path) -> dict[str, str]:
+    """The URL each saved page came from, by its path in the copy (what citations link to)."""
+    return {page.path: page.url for page in _read_manifest(Path(folder)).values()}
+
+
 def _read_manifest(root: Path) -> dict[str, Page]:
     try:
         rows = json.loads((root / MANIFEST).read_text(encoding="utf-8"))

@@ -7,6 +7,8 @@ connected; :func:`claude_md` is the same advice for a project's CLAUDE.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 #: the sentence every tool description ends with
 CITE = "Search returns pointers, read returns text; cite the ids you read, like [guides/install.md#3]."
 
@@ -31,9 +33,24 @@ def pull_discipline() -> str:
 INDEX_TAG = "corpus_index"
 
 
-def server_instructions(index_text: str) -> str:
+def served_notes(collections: Sequence[str] = (), links: bool = False) -> str:
+    """The lines the discipline gains for several collections, or for results that carry URLs."""
+    lines = []
+    if collections:
+        example = f"{collections[0]}:guides/install.md#3"
+        lines.append(
+            f"- The corpus has {len(collections)} collections: {', '.join(collections)}. Ids and paths start with"
+            f" their collection, like [{example}]; pass `collection` to index, search or grep one of them."
+        )
+    if links:
+        lines.append("- Results carry each section's url: cite it with the id, like [guides/install.md#3](url).")
+    return "".join(f"\n{line}" for line in lines)
+
+
+def server_instructions(index_text: str, notes: str = "") -> str:
     """The discipline followed by the corpus index, delimited as data: the MCP server's and the API
-    loop's instructions.
+    loop's instructions. ``notes`` (:func:`served_notes`) extend the discipline; one store without
+    links has none, and its instructions are the same as before collections existed.
 
     A document titled "SYSTEM: ignore all previous instructions" must read
     as a title inside the index, not as prose after the discipline; the tags
@@ -43,7 +60,7 @@ def server_instructions(index_text: str) -> str:
     body = index_text.strip()
     for tag in (f"</{INDEX_TAG}", f"<{INDEX_TAG}"):
         body = body.replace(tag, tag.lstrip("<"))
-    return f"{pull_discipline()}\n\n<{INDEX_TAG}>\n{body}\n</{INDEX_TAG}>\n"
+    return f"{pull_discipline()}{notes}\n\n<{INDEX_TAG}>\n{body}\n</{INDEX_TAG}>\n"
 
 
 def claude_md() -> str:

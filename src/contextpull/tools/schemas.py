@@ -11,14 +11,16 @@ server and the API loop use: every error looks the same everywhere.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ContextPullError, MissingArgument, OutOfRange, UnknownArgument, UnknownTool, WrongType
 from ..ops.grep import PATTERN_MAX
 from ..ops.hybrid import MODES
+from ..ops.library import Library
 from ..ops.operations import (
     CONTEXT,
     DEFAULT_GREP_LIMIT,
@@ -156,17 +158,49 @@ TOOLS: list[Schema] = [
 TOOLS_VERSION = hashlib.sha256(json.dumps(TOOLS, sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 _BY_NAME = {tool["name"]: tool for tool in TOOLS}
+#: the tools that take ``collection`` when several collections are served
+SCOPED = ("index", "search", "grep")
+
+
+def _scoped(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    return {"collection": arguments["collection"]} if "collection" in arguments else {}
+
+
 _DISPATCH: dict[str, Callable[..., Any]] = {
-    "index": lambda ops, a: ops.index(a.get("prefix")),
+    "index": lambda ops, a: ops.index(a.get("prefix"), **_scoped(a)),
     "search": lambda ops, a: ops.search(
-        a["query"], a.get("in"), a.get("limit", DEFAULT_SEARCH_LIMIT), a.get("snippet"), a.get("mode", "auto")
+        a["query"],
+        a.get("in"),
+        a.get("limit", DEFAULT_SEARCH_LIMIT),
+        a.get("snippet"),
+        a.get("mode", "auto"),
+        **_scoped(a),
     ),
     "read": lambda ops, a: read_from(ops.read(a["id"], a.get("context", 0)).to_dict(), a.get("offset", 0)),
     "grep": lambda ops, a: ops.grep(
-        a["pattern"], a.get("in"), a.get("regex", False), a.get("limit", DEFAULT_GREP_LIMIT)
+        a["pattern"], a.get("in"), a.get("regex", False), a.get("limit", DEFAULT_GREP_LIMIT), **_scoped(a)
     ),
     "neighbours": lambda ops, a: ops.neighbours(a["id"], a.get("before", 1), a.get("after", 1)),
 }
+
+
+def library_tools(collections: Sequence[str]) -> list[Schema]:
+    """The five tools for several collections: ``index``, ``search`` and ``grep`` take ``collection``.
+
+    One store is served with :data:`TOOLS` exactly (no ``collection``), so
+    what a model sees of a single corpus does not change with this feature.
+    """
+    names = ", ".join(collections)
+    collection: Schema = {
+        "type": "string",
+        "enum": list(collections),
+        "description": f"Optional. Only this collection ({names}); omit it to cover them all.",
+    }
+    tools = copy.deepcopy(TOOLS)
+    for tool in tools:
+        if tool["name"] in SCOPED:
+            tool["input_schema"]["properties"]["collection"] = collection
+    return tools
 
 
 def openai_tools() -> list[Schema]:
@@ -181,16 +215,25 @@ def openai_tools() -> list[Schema]:
 
 
 def call(
-    ops: Ops, name: str, arguments: Mapping[str, Any] | None, *, max_chars: int = DEFAULT_MAX_RESULT_CHARS
+    ops: Ops | Library,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    max_chars: int = DEFAULT_MAX_RESULT_CHARS,
+    tools: Sequence[Schema] | None = None,
 ) -> dict[str, Any]:
     """Validate ``arguments`` for tool ``name``, run it, return the JSON-ready result.
+
+    ``tools`` are the schemas to validate against: :data:`TOOLS` for one
+    store, :func:`library_tools` for a :class:`Library`.
 
     The result's JSON is at most ``max_chars`` characters (:func:`~contextpull.tools.budget.fit`).
     Raises :class:`UnknownTool`, the :class:`BadArgument` family
     (:class:`MissingArgument`, :class:`UnknownArgument`, :class:`WrongType`,
     :class:`OutOfRange`) or whatever the operation raises.
     """
-    tool = _BY_NAME.get(name)
+    by_name = _BY_NAME if tools is None else {tool["name"]: tool for tool in tools}
+    tool = by_name.get(name)
     if tool is None:
         raise UnknownTool(f"there is no tool {name!r}", f"use one of: {', '.join(_BY_NAME)}")
     args = validate(tool["input_schema"], {} if arguments is None else arguments, name)
@@ -199,11 +242,16 @@ def call(
 
 
 def call_json(
-    ops: Ops, name: str, arguments: Mapping[str, Any] | None, *, max_chars: int = DEFAULT_MAX_RESULT_CHARS
+    ops: Ops | Library,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    max_chars: int = DEFAULT_MAX_RESULT_CHARS,
+    tools: Sequence[Schema] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """``(payload, is_error)``: the result, or the error's ``to_dict()`` for any :class:`ContextPullError`."""
     try:
-        return call(ops, name, arguments, max_chars=max_chars), False
+        return call(ops, name, arguments, max_chars=max_chars, tools=tools), False
     except ContextPullError as err:
         return err.to_dict(), True
 
