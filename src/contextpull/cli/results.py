@@ -94,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     recorded = load_recorded_run(args.folder)
     provenance = recorded_provenance(args.folder) or "the code that wrote it is not recorded beside it"
 
-    table = "\n".join([render_table(recorded), *leakage_lines(recorded)])
-    shown = table if args.full else "\n".join([render_summary(recorded), *leakage_lines(recorded)])
+    notes = [*leakage_lines(recorded), *_re_executed_lines(args.folder)]
+    table = "\n".join([render_table(recorded), *notes])
+    shown = table if args.full else "\n".join([render_summary(recorded), *notes])
 
     def render(_: Any) -> str:
         lines = [EXPLANATION] if args.explain else []
@@ -112,6 +113,19 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, {**results_json(recorded), "provenance": provenance, "model_calls": 0}, render)
     return 0
+
+
+def _re_executed_lines(folder: Path) -> list[str]:
+    """The lines a re-execution (ADR 023) wrote under the table; ``results.json`` keeps them."""
+    import json
+
+    from ..eval.replay import REEXECUTED_KEY
+
+    try:
+        data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(line) for line in (data.get(REEXECUTED_KEY) or {}).get("lines") or []]
 
 
 def _against_committed(path: Path, table: str) -> str:
