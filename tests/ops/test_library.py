@@ -12,7 +12,7 @@ from contextpull.errors import BadArgument, BadFilter, UnknownSection
 from contextpull.ingestion.run import ingest
 from contextpull.ops.library import Library
 from contextpull.ops.operations import Ops
-from contextpull.tools.instructions import served_notes, server_instructions
+from contextpull.tools.instructions import served_notes, server_instructions, store_instructions
 from contextpull.tools.schemas import TOOLS, TOOLS_VERSION, call_json, library_tools
 from ops_support import ONE_SECTION_PER_HEADING, write_corpus
 
@@ -123,6 +123,13 @@ def test_instructions_name_the_collections_and_the_url_rule_only_when_they_apply
     notes = served_notes(["tool@1.0", "handbook"], links=True)
     assert "tool@1.0, handbook" in notes and "url" in notes
     assert server_instructions("index", notes).startswith(plain.split("\n\n<")[0])
+
+
+def test_one_store_gets_the_url_rule_only_when_it_has_links(library: Library) -> None:
+    """The MCP server, the API loop and the fingerprint take a store's instructions from one function."""
+    linked, plain = library.members["tool@1.0"].store, library.members["handbook"].store
+    assert store_instructions(plain) == server_instructions(plain.index_text)
+    assert store_instructions(linked) == server_instructions(linked.index_text, served_notes(links=True))
 
 
 def test_anchors_base_urls_and_pages_follow_the_common_renderers() -> None:

@@ -2,7 +2,7 @@
 
 Each question runs the loop a tool-using agent runs: the model is given the
 MCP server's own instructions (pull discipline plus index, from
-:func:`~contextpull.instructions.server_instructions`) and :data:`TOOLS`; its
+:func:`~contextpull.tools.instructions.store_instructions`) and :data:`TOOLS`; its
 tool calls are served by :func:`~contextpull.tools.call_json`, the same
 dispatcher the MCP server uses, and refused calls go back to the model as
 tool errors; the loop stops when the model answers or after ``max_turns``
@@ -33,7 +33,7 @@ from ..errors import ToolError
 from ..ops.operations import Ops
 from ..ops.snippets import DEFAULT_SNIPPET
 from ..store import Store
-from ..tools.instructions import server_instructions
+from ..tools.instructions import store_instructions
 from ..tools.schemas import TOOLS, call_json
 from . import fingerprint, reading_loop
 from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, text_hash, unique
@@ -120,8 +120,8 @@ class ApiLoopRetriever(PullRetriever):
             self.fingerprint = store.fingerprint
             index_text = store.index_text
             self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
+            self.system = store_instructions(store)
         self.index_hash = text_hash(index_text)
-        self.system = server_instructions(index_text)
         if mode == "strict":
             self.system = f"{self.system}\n{STRICT_RULES}\n"
         self.provider = provider or get_provider(

@@ -23,7 +23,10 @@ import importlib.util
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 #: the modules that build what a pull run saw or scored: tool results, the index text, tool schemas and
 #: instructions, the agent loops and their prompts, the wire format, the judge. Everything they import
@@ -201,20 +204,20 @@ def current(analysis_version: str | None) -> Fingerprint:
     return Fingerprint(__version__, analysis_version or "none", file_hashes())
 
 
-def shown(index_text: str) -> dict[str, str]:
+def shown(store: Store) -> dict[str, str]:
     """Hashes of what the model is shown over a store with this index: the index, the instructions, the tool schemas.
 
     Recorded beside the fingerprint and checked again by a replay, so a run
     whose agent would now see other text refuses even if no file hash
     caught the cause (a data file, a library the text passes through).
     """
-    from ..tools.instructions import server_instructions
+    from ..tools.instructions import store_instructions
     from ..tools.schemas import TOOLS
     from .pull_record import text_hash
 
     return {
-        "index": text_hash(index_text)[:16],
-        "instructions": text_hash(server_instructions(index_text))[:16],
+        "index": text_hash(store.index_text)[:16],
+        "instructions": text_hash(store_instructions(store))[:16],
         "tools": text_hash(json.dumps(TOOLS, sort_keys=True))[:16],
     }
 
@@ -225,4 +228,4 @@ def of_store(store_path: Path) -> tuple[Fingerprint, dict[str, str]]:
     from ..store import Store
 
     with Store.open(store_path) as store:
-        return current(store.meta(ANALYSIS_META_KEY)), shown(store.index_text)
+        return current(store.meta(ANALYSIS_META_KEY)), shown(store)

@@ -71,8 +71,14 @@ class Library:
     ) -> SearchResult:
         """Each collection in scope searched for ``query``; the lists merged by rank (see the module)."""
         results: list[tuple[str, SearchResult]] = []
+        refusal: BadFilter | None = None
         for name, scope in self._scopes(in_, collection):
-            results.append((name, self.members[name].search(query, scope, limit, snippet, mode)))
+            try:
+                results.append((name, self.members[name].search(query, scope, limit, snippet, mode)))
+            except BadFilter as err:  # the filter selects nothing in this collection
+                refusal = refusal or err
+        if not results:
+            raise self._nothing_selected(refusal, in_)
         ranked = sorted(
             (
                 (result.weak, -1.0 / (RRF_K + rank), order, hit, name)
@@ -111,16 +117,24 @@ class Library:
     ) -> GrepResult:
         """Sections containing ``pattern``: each collection's in document order, collection by collection."""
         matches: list[GrepMatch] = []
-        truncated, hints = False, []
+        truncated, searched, hints = False, False, []
+        refusal: BadFilter | None = None
         for name, scope in self._scopes(in_, collection):
             if len(matches) >= limit:
                 truncated = True
                 break
-            found = self.members[name].grep(pattern, scope, regex, limit - len(matches), lines)
+            try:
+                found = self.members[name].grep(pattern, scope, regex, limit - len(matches), lines)
+            except BadFilter as err:  # the filter selects nothing in this collection
+                refusal = refusal or err
+                continue
+            searched = True
             matches.extend(self._rewrite(name, found).matches)
             truncated = truncated or found.truncated
             if found.hint and found.matches:
                 hints.append(found.hint)
+        if not searched:
+            raise self._nothing_selected(refusal, in_)
         hint = hints[0] if hints else (None if matches else NO_MATCH)
         return GrepResult(pattern, regex, tuple(matches), truncated, hint)
 
@@ -128,8 +142,9 @@ class Library:
     def _scopes(self, in_: PathFilter, collection: str | None) -> list[tuple[str, PathFilter]]:
         """``(collection, its path filter)`` for every collection a call covers.
 
-        A filter that selects no document in a collection drops that
-        collection; it is an error only when it selects none anywhere.
+        A collection whose filter then selects no document is passed over by
+        the caller; the call fails only when it selects none anywhere
+        (:meth:`_nothing_selected`).
         """
         names = [self._known(collection)] if collection is not None else self.names
         if in_ is None:
@@ -144,21 +159,13 @@ class Library:
             else:
                 own.setdefault(owner, []).append(pattern.split(SEPARATOR, 1)[1] or "*")
         chosen = [name for name in names if name in own] if own and not shared else names
-        scopes: list[tuple[str, PathFilter]] = []
-        refusal: BadFilter | None = None
-        for name in chosen:
-            scope = [*own.get(name, []), *shared]
-            try:
-                self.members[name].check_filter(scope)
-            except BadFilter as err:
-                refusal = refusal or err
-                continue
-            scopes.append((name, scope))
-        if not scopes:
-            raise refusal or BadFilter(
-                f"no collection matches in {in_!r}", f"start a pattern with a collection: {', '.join(self.names)}"
-            )
-        return scopes
+        return [(name, [*own.get(name, []), *shared]) for name in chosen]
+
+    def _nothing_selected(self, refusal: BadFilter | None, in_: PathFilter) -> BadFilter:
+        """The error of a filter that selected no document in any collection it was tried on."""
+        return refusal or BadFilter(
+            f"no collection matches in {in_!r}", f"start a pattern with a collection: {', '.join(self.names)}"
+        )
 
     def _locate(self, sid: str) -> tuple[str, str]:
         """The collection of a section id and the id within it."""

@@ -108,6 +108,7 @@ class Ops(Closeable):
         self.snippet = _bounded_int("snippet", snippet, SNIPPET_WIDTH)
         self._vectors = StoreVectors(store, embedder)
         self.syntax = syntax
+        self._links: tuple[str | None, Links | None] = (None, None)  # (meta text, parsed)
 
     @classmethod
     def open(
@@ -325,8 +326,12 @@ class Ops(Closeable):
         return with_links(GrepResult(pattern, regex, matches, outcome.more or outcome.exhausted, hint), self.links())
 
     def links(self) -> Links | None:
-        """The store's citation links, read on each call so a re-ingest that changes them is seen."""
-        return Links.from_meta(self.store.meta(LINKS_META_KEY))
+        """The store's citation links, checked on each call so a re-ingest that changes them is seen;
+        parsed again only when the stored text changed (a site's page map can be large)."""
+        text = self.store.meta(LINKS_META_KEY)
+        if text != self._links[0]:
+            self._links = (text, Links.from_meta(text))
+        return self._links[1]
 
     # --- export --------------------------------------------------------------
     def chunks(self) -> Iterator[dict[str, str]]:
@@ -342,11 +347,6 @@ class Ops(Closeable):
                 yield {"id": row.sid, "text": _view(row).text, "source": row.path}
 
     # --- shared ----------------------------------------------------------------
-    def check_filter(self, in_: PathFilter) -> None:
-        """Raise :class:`BadFilter` unless ``in_`` is a valid filter that selects some document."""
-        with self.store.snapshot():
-            self._documents(in_)
-
     def _documents(self, in_: PathFilter) -> list[int] | None:
         """Document ids a path filter selects; ``None`` for no filter. Raises :class:`BadFilter`."""
         if in_ is None:

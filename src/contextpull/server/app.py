@@ -5,7 +5,7 @@ schemas are exactly :data:`contextpull.tools.TOOLS`, never re-derived from
 Python signatures) serves any number of connections over stdio or
 streamable HTTP. Guarantees:
 
-* Every connection's instructions are ``server_instructions(index_text)`` read
+* Every connection's instructions are ``store_instructions(store)`` read
   from the store *when the client connects*: a re-ingest while the server
   runs reaches the next session without a restart.
 * Every tool call runs on a worker thread with that thread's own read-only
@@ -43,7 +43,7 @@ from ..ops.library import Library
 from ..ops.operations import Ops
 from ..store.connection import file_identity
 from ..tools.budget import DEFAULT_MAX_RESULT_CHARS
-from ..tools.instructions import served_notes, server_instructions
+from ..tools.instructions import served_notes, server_instructions, store_instructions
 from ..tools.schemas import TOOLS, call_json, library_tools
 from .health import HealthCheck
 from .http_guard import BearerTokenGuard
@@ -110,8 +110,7 @@ class StoreReaders:
 
     def instructions(self) -> str:
         """The instructions a connecting client gets: pull discipline plus the current index."""
-        ops = self.ops()
-        return server_instructions(self.index_text(), served_notes(links=ops.links() is not None))
+        return store_instructions(self.ops().store)
 
     def index_text(self) -> str:
         return self.ops().store.index_text

@@ -8,6 +8,13 @@ connected; :func:`claude_md` is the same advice for a project's CLAUDE.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..contents.links import META_KEY as LINKS_META_KEY
+from ..contents.links import Links
+
+if TYPE_CHECKING:
+    from ..store.connection import Store
 
 #: the sentence every tool description ends with
 CITE = "Search returns pointers, read returns text; cite the ids you read, like [guides/install.md#3]."
@@ -61,6 +68,14 @@ def server_instructions(index_text: str, notes: str = "") -> str:
     for tag in (f"</{INDEX_TAG}", f"<{INDEX_TAG}"):
         body = body.replace(tag, tag.lstrip("<"))
     return f"{pull_discipline()}{notes}\n\n<{INDEX_TAG}>\n{body}\n</{INDEX_TAG}>\n"
+
+
+def store_instructions(store: Store) -> str:
+    """The instructions over one store: the discipline (with the URL rule when its results carry URLs)
+    and its index. The MCP server, the API loop and the fingerprint's record of what was shown all
+    take them from here."""
+    links = Links.from_meta(store.meta(LINKS_META_KEY)) is not None
+    return server_instructions(store.index_text, served_notes(links=links))
 
 
 def claude_md() -> str:
