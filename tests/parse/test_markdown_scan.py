@@ -52,11 +52,6 @@ LINES = [
     "2024 was a year",
     "1) item",
     "[link](x) text",
-    "[ref]: /url",
-    "!!! note",
-    ":::note Title",
-    ":::",
-    '=== "Tab"',
     "a\\|b",
     "\\# not a heading",
     "`inline` code",
@@ -88,6 +83,63 @@ LINES = [
     "| a \\| b | c |",
     "| 1 | 2 | 3 |",
     "  | indented | row |",
+    # lists: markers, nesting, continuation and lazy lines, code inside items
+    "- item",
+    "* item",
+    "+ item",
+    "1. item",
+    "2) item",
+    "10. ten",
+    "1.item",
+    "-item",
+    "-",
+    "1.",
+    "  - nested",
+    "    - deeper",
+    "   1. nested ordered",
+    "  continued in the item",
+    "     five spaces",
+    "-     code in an item",
+    "  ```",
+    "   ```",
+    "  ~~~",
+    "- ```",
+    "1. ```sh",
+    "- # heading in an item",
+    "- [link](x) item",
+    "- [ ] task",
+    "- !!! note",
+    "---",
+    "***",
+    "- - -",
+    "_ _ _",
+    "* * *",
+    "...",
+    "title: x",
+    # HTML blocks, link reference definitions and containers
+    "<div>",
+    "</div>",
+    "<!-- comment -->",
+    "<!--",
+    "-->",
+    "<br>",
+    "<https://example.org>",
+    "<span>inline</span> text",
+    "<pre>",
+    "</pre>",
+    "<details>",
+    "[ref]: /url",
+    '[ref]: /url "Title"',
+    "[ref]: <a b>",
+    "[ref]:",
+    "[ref]: javascript:alert(1)",
+    '"a title line"',
+    "!!! note",
+    '??? tip "Title"',
+    '=== "Tab"',
+    "    body of a container",
+    ":::note Title",
+    ":::",
     # blocks the scanner declines, and lines that decide between them
     "",
     "",
@@ -95,18 +147,15 @@ LINES = [
     "   ",
     "    indented four",
     "    ",
-    "- item",
-    "* item",
-    "+ item",
-    "1. item",
     "> quote",
-    "<div>",
-    "<!-- comment -->",
-    "---",
+    ">",
+    "> - quoted item",
+    "> ```",
+    ">> nested quote",
+    "> | a | b |",
+    "> |---|---|",
+    "> [!NOTE]",
     "===",
-    "***",
-    "- - -",
-    "_ _ _",
     "text\twith tab",
 ]
 
@@ -126,7 +175,7 @@ def assert_identical_when_accepted(text: str) -> bool:
     return True
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(lines=st.lists(st.sampled_from(LINES), min_size=1, max_size=14), ending=st.sampled_from(ENDINGS))
 def test_scanner_equals_markdown_it_whenever_it_accepts(lines: list[str], ending: str) -> None:
     assert_identical_when_accepted(document(lines, ending))
@@ -135,7 +184,7 @@ def test_scanner_equals_markdown_it_whenever_it_accepts(lines: list[str], ending
 def test_a_seeded_batch_is_mostly_accepted_and_always_identical() -> None:
     """The differential test above, on a fixed batch: also proves the scanner accepts a fair share."""
     rng = random.Random(14)
-    plain = [line for line in LINES if line.strip() and not line.startswith(("-", "*", "+", ">", "<", "    "))]
+    plain = [line for line in LINES if line.strip() and not line.startswith((">", "<", "    "))]
     accepted = 0
     for _ in range(2000):
         pool = plain if rng.random() < 0.5 else LINES
@@ -198,20 +247,58 @@ def test_an_unclosed_colon_line_is_a_paragraph_on_both_paths() -> None:
     "text",
     [
         "---\ntitle: x\n---\n\n# A\n",  # front matter
-        "# A\n\n- item\n",  # list
-        "# A\n\n1. item\n",
-        "Text\n> quote\n",  # block quote interrupting a paragraph
+        "---\n---\nText\n",  # empty front matter
+        "---\ntitle: x\n...\n# A\n",  # closed by dots
+        "# A\n\n- item\n- item two\n\n  more of two\n",  # list, loose
+        "# A\n\n1. item\n2. two\n3) another list\n",
+        "Text\n- a list interrupts\n",
+        "Text\n2. no list: a continuation\n",
+        "- a\n  - nested\n    ```sh\n    code\n    ```\nlazy\n- b\n",
+        "- a\n```\nfence ends the list\n```\n",
+        "- a\n\n      indented code in an item\n- b\n",
+        "# A\n\n    code\n\n    more\n\nText\n",  # indented code
+        "# A\n\n***\n",  # thematic break
+        "- a\n* b\n+ c\n",  # three lists
+        "<div>\nhtml\n</div>\n",  # HTML block
+        "Text\n<!-- a comment ends it -->\nmore\n",
+        "[ref]: /url\n\nText [ref].\n",  # link reference definition
+        '- [ref]: /url "Title"\n',
+        '!!! note "Title"\n\n    Body.\n\n    ```py\n    x = 1\n    ```\n\nAfter.\n',  # MkDocs container
+        ":::note\nBody.\n\n- a list\n:::\n",  # Docusaurus container
+        "Text\n> quote interrupts\n>\n> ```\n> code\n",  # block quote
+        "> [!NOTE]\n> Alert.\n\n> > nested\n# After\n",
+    ],
+)
+def test_the_scanner_takes_lists_front_matter_code_html_references_and_containers(text: str) -> None:
+    scanned = scanned_outline(text)
+    assert scanned is not None and scanned == markdown_it_outline(text)
+
+
+def test_a_list_is_cut_at_its_items_and_keeps_its_code() -> None:
+    text = "Intro\n\n- one\n- two\n\n  ```py\n  x = 1\n  ```\n- three\n\nAfter\n"
+    scanned = scanned_outline(text)
+    assert scanned is not None and scanned == markdown_it_outline(text)
+    listed = scanned.blocks[1]
+    assert listed.kind == "list"
+    assert [text[cut : cut + 5] for cut in listed.cuts] == ["- two", "- thr"]
+    assert [text[a:b] for a, b in scanned.code] == ["  ```py\n  x = 1\n  ```\n"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: x\n",  # unclosed front matter
+        "> quote\nlazy continuation\n",
+        "- item\n  > quote in an item\n",
         "Title\n=====\n",  # setext heading
         "Title\n---\n",
-        "# A\n\n    code\n",  # indented code
-        "Text\n    lazy continuation\n",
-        "<div>\nhtml\n</div>\n",  # HTML block
-        "[ref]: /url\n\nText [ref].\n",  # link reference definition
-        "# A\n\n***\n",  # thematic break
+        "- item\n  Title\n  ---\n",  # setext heading in an item
+        "[ref]:\n/url\n",  # a definition over two lines
+        '[ref]: /url\n"Title"\n',
+        "- a\n\n  | x | y |\n  |---|---|\n",  # table in an item
+        "-\n  empty item\n",
         "# A\tB\n",  # tab
         "# A\r\nB\r\n",  # carriage return
-        '!!! note "Title"\n\nBody.\n',  # MkDocs container
-        ":::note\nBody.\n:::\n",  # Docusaurus container
         "",
     ],
 )

@@ -15,7 +15,7 @@ from ..contents.links import BadBaseUrl, Links, check_base_url
 from ..errors import BadArgument, CollectionError
 from ..paths import STORE_ENV, collection_store_path, env_store_path, remember
 from ..settings import DEFAULT_MAX_SECONDS, FileLimits, SectionSettings
-from ..sources.site import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
+from ..sources.kinds import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES, is_git_url, is_web_url
 from ..store.collections import check_key, record, recorded
 from .common import add_json_option, emit
 from .progress import progress_bar
@@ -23,7 +23,8 @@ from .watch import add_watch_option, changed_line, reingest_quietly, snapshot, s
 
 if TYPE_CHECKING:
     from ..ingestion.run import IngestReport
-    from ..sources import Crawled, Fetched
+    from ..sources.git import Fetched
+    from ..sources.site import Crawled
 
 _EXAMPLES_PER_REASON = 3
 #: generation-0 collection threshold during an ingest (Python's default is 700)
@@ -255,12 +256,13 @@ def _links(source: Fetched | Crawled | None, base_url: str | None) -> Links | No
 
     None (keep what the store has) for a local folder without ``--base-url``.
     """
-    from ..sources import Crawled, page_urls
+    if source is not None:
+        from ..sources.site import Crawled, page_urls
 
-    if isinstance(source, Crawled):
-        return Links(base_url or "", page_urls(source.folder))
-    if source is not None and base_url is None:
-        base_url = source.web_base() or None
+        if isinstance(source, Crawled):
+            return Links(base_url or "", page_urls(source.folder))
+        if base_url is None:
+            base_url = source.web_base() or None
     return Links(base_url) if base_url is not None else None
 
 
@@ -275,8 +277,6 @@ def _cited_as(key: str, links: Links | None, source: Fetched | Crawled | None) -
 
 def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Fetched | Crawled | None:
     """For a git or web URL, fetch it (saying so first on a terminal: it can take a while); what was fetched."""
-    from ..sources import GitSource, SiteSource, is_git_url, is_web_url
-
     git, web = is_git_url(args.dir), not is_git_url(args.dir) and is_web_url(args.dir)
     if not git and (args.ref or args.subdir):
         parser.error("--ref and --subdir go with a git URL (https://….git, git@host:…, file://….git)")
@@ -286,12 +286,16 @@ def _fetch_source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         return None
     say = sys.stderr.isatty()  # progress, like the bars: a terminal only, so a failure stays one line
     if git:
+        from ..sources.git import GitSource
+
         source = GitSource(args.dir, args.ref, args.subdir)
         if say:
             print(
                 f"contextpull: fetching {source.remote} ({args.ref or 'default branch'})", file=sys.stderr, flush=True
             )
         return source.fetch()
+    from ..sources.site import SiteSource
+
     site = SiteSource(
         args.dir,
         max_pages=DEFAULT_MAX_PAGES if args.max_pages is None else args.max_pages,

@@ -20,9 +20,10 @@ section, and it may only be divided at its own paragraph breaks outside
 fenced code. GitHub alerts (``> [!NOTE]``) are block quotes; MDX ``import``
 lines and HTML comment front matter are ordinary blocks.
 
-Plain documents (ATX headings, paragraphs, fenced code and pipe tables only)
-skip markdown-it: :mod:`.markdown_scan` finds the same blocks line by line,
-and both paths build the outline with the same code (issue 14).
+Most documents skip markdown-it: :mod:`.markdown_scan` finds the same blocks
+line by line (headings, paragraphs, code, tables, lists, quotes, HTML blocks,
+rules, reference definitions, front matter) and declines the rest; both paths
+build the outline, containers included, with the same code (issues 14 and 31).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import importlib
 import json
 import logging
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -46,7 +48,7 @@ from contextpull_mdinline import plain_text
 
 from ..analysis.section_terms import MAX_FRONT_MATTER_CHARS
 from .blocks import Block, BlockKind, Outline, Span, line_offsets, tile
-from .markdown_scan import MAX_FILLED_CELLS, ScannedBlock, cell_count, gfm_table, scan
+from .markdown_scan import MAX_FILLED_CELLS, Scan, cell_count, gfm_table, scan
 
 __all__ = ["markdown_it_outline", "outline", "scanned_outline"]
 
@@ -175,11 +177,7 @@ def markdown_it_outline(text: str) -> Outline:
 
 
 def scanned_outline(text: str) -> Outline | None:
-    """The outline from :func:`.markdown_scan.scan`, or ``None`` where it declines.
-
-    Also ``None`` when a paragraph opens a container (MkDocs, Docusaurus):
-    containers are built from markdown-it's tokens only.
-    """
+    """The outline from :func:`.markdown_scan.scan`, or ``None`` where it declines."""
     scanned = scan(text)
     return None if scanned is None else _Builder(text).from_scan(scanned)
 
@@ -191,7 +189,7 @@ class _Builder:
         self.text = text
         self.lines, self.offsets = line_offsets(text)
         self.tokens: list[Token] = []
-        self.scanned: list[ScannedBlock] | None = None
+        self.scanned: Scan | None = None
         self.blocks: list[Block] = []
         self.code: list[Span] = []
         self.tables: list[Span] = []
@@ -200,41 +198,62 @@ class _Builder:
         self.lead = ""
         self._docusaurus_closers: dict[int, int] | None = None
 
-    def from_scan(self, scanned: list[ScannedBlock]) -> Outline | None:
-        """The outline of the scanner's blocks; ``None`` if a paragraph opens a container."""
+    def from_scan(self, scanned: Scan) -> Outline:
+        """The outline of the scanner's blocks, containers merged from the blocks they span."""
         self.scanned = scanned
-        for block in scanned:
-            if block.kind == "heading":
-                self._heading(block.begin, block.end, block.level, block.content)
-            elif block.kind == "table":
-                self._table(block.begin, block.end)
-            elif block.kind == "code":
-                self._code(block.begin, block.end, indented=False)
-            elif self._container_end(block.begin, block.end) is not None:
-                return None
+        blocks = [block for block in scanned.blocks if block.kind != "reference"]  # no token in markdown-it
+        spans = [(block.begin, block.end) for block in blocks]
+        for index, container_end in self._containers(spans, [block.kind == "paragraph" for block in blocks]):
+            if container_end is not None:
+                self._add_container(spans[index][0], container_end)
+                continue
+            block = blocks[index]
+            kind, begin, end = block.kind, block.begin, block.end
+            if kind == "heading":
+                self._heading(begin, end, block.level, block.content)
+            elif kind == "table":
+                self._table(begin, end)
+            elif kind == "code":
+                self._code(begin, end, indented=block.indented)
+            elif kind == "paragraph":
+                self._paragraph(begin, end)
+            elif kind in ("list", "quote"):
+                self._compound(begin, end, kind, block.items, block.code)
+            elif kind == "front_matter":
+                self._front_matter(begin, end, block.content)
             else:
-                self._paragraph(block.begin, block.end)
+                self._compound(begin, end, "html" if kind == "html" else "other", (), ())
         return self._outline()
 
     def from_tokens(self, tokens: list[Token]) -> Outline:
         """The outline of markdown-it's tokens, containers merged from the groups they span."""
         self.tokens = tokens
         groups = list(self._groups())
-        index = 0
-        while index < len(groups):
-            first, last = groups[index]
-            token = self.tokens[first]
-            line = token.map[0] if token.map else 0
-            container_end = self._container_end(*token.map) if token.type == "paragraph_open" and token.map else None
+        heads = [tokens[first] for first, _ in groups]
+        spans = [(head.map[0], head.map[1]) if head.map else (0, 0) for head in heads]
+        paragraphs = [head.type == "paragraph_open" and head.map is not None for head in heads]
+        for index, container_end in self._containers(spans, paragraphs):
             if container_end is None:
-                self._add_group(first, last)
+                self._add_group(*groups[index])
+            else:
+                self._add_container(spans[index][0], container_end)
+        return self._outline()
+
+    def _containers(self, spans: list[tuple[int, int]], paragraphs: list[bool]) -> Iterator[tuple[int, int | None]]:
+        """(index, None) for each top-level block on its own; (index, end line) where a paragraph opens a
+        container, which takes the blocks after it that start before its end (their ends extend it)."""
+        index = 0
+        while index < len(spans):
+            container_end = self._container_end(*spans[index]) if paragraphs[index] else None
+            if container_end is None:
+                yield index, None
                 index += 1
                 continue
-            while index < len(groups) and (self.tokens[groups[index][0]].map or (0, 0))[0] < container_end:
-                container_end = max(container_end, (self.tokens[groups[index][0]].map or (0, 0))[1])
+            opening = index
+            while index < len(spans) and spans[index][0] < container_end:
+                container_end = max(container_end, spans[index][1])
                 index += 1
-            self._add_container(line, container_end)
-        return self._outline()
+            yield opening, container_end
 
     def _outline(self) -> Outline:
         return Outline(
@@ -261,17 +280,12 @@ class _Builder:
                 yield index, index
                 index += 1
 
-    def _span(self, token: Token) -> Span:
-        begin, end = token.map or (0, 0)
-        return self.offsets[begin], self.offsets[end]
-
     def _add_group(self, first: int, last: int) -> None:
         token = self.tokens[first]
         if token.map is None:
             return
         kind = _GROUP_KIND.get(token.type, "other")
         begin, stop = token.map
-        start, end = self._span(token)
         if kind == "heading":
             self._heading(begin, stop, int(token.tag[1]), self.tokens[first + 1].content)
         elif kind == "table":
@@ -281,18 +295,27 @@ class _Builder:
         elif kind == "paragraph":
             self._paragraph(begin, stop)  # its one inner token, the inline, gives no cut
         elif kind == "front_matter":
-            self._front_matter(token.content)
-            self.blocks.append(Block(start, end, "front_matter"))
+            self._front_matter(begin, stop, token.content)
         else:
-            inner_cuts: list[int] = []
+            cuts: list[int] = []
+            nested: list[tuple[int, int]] = []
             for inner in self.tokens[first + 1 : last]:
                 if inner.map is None or inner.nesting == -1:
                     continue
-                if inner.level == 1 and inner.map[0] > token.map[0]:
-                    inner_cuts.append(self.offsets[inner.map[0]])
+                if inner.level == 1 and inner.map[0] > begin:
+                    cuts.append(inner.map[0])
                 if inner.type in ("fence", "code_block"):
-                    self.code.append(self._span(inner))
-            self.blocks.append(Block(start, end, kind, cuts=tuple(sorted(set(inner_cuts)))))
+                    nested.append((inner.map[0], inner.map[1]))
+            self._compound(begin, stop, kind, cuts, nested)
+
+    def _compound(
+        self, begin: int, stop: int, kind: BlockKind, cut_lines: Iterable[int], code_lines: Iterable[tuple[int, int]]
+    ) -> None:
+        """A block of blocks (a list, a quote) over lines ``[begin, stop)``: cuts where its children start."""
+        offsets = self.offsets
+        self.code.extend((offsets[first], offsets[end]) for first, end in code_lines)
+        cuts = tuple(sorted({offsets[line] for line in cut_lines}))
+        self.blocks.append(Block(offsets[begin], offsets[stop], kind, cuts=cuts))
 
     def _heading(self, begin: int, stop: int, level: int, content: str) -> None:
         self.blocks.append(Block(self.offsets[begin], self.offsets[stop], "heading", level, plain_text(content)))
@@ -368,7 +391,7 @@ class _Builder:
     def _code_lines(self) -> list[tuple[int, int]]:
         """Line ranges of code blocks, nested ones included: the scanner's, or markdown-it's."""
         if self.scanned is not None:
-            return [(block.begin, block.end) for block in self.scanned if block.kind == "code"]
+            return self.scanned.code
         return [(t.map[0], t.map[1]) for t in self.tokens if t.type in ("fence", "code_block") and t.map]
 
     def _add_container(self, begin: int, end: int) -> None:
@@ -396,7 +419,12 @@ class _Builder:
             self.code.append((self.offsets[fence_start], self.offsets[end]))
         self.blocks.append(Block(self.offsets[begin], self.offsets[end], "container", cuts=tuple(cuts)))
 
-    def _front_matter(self, source: str) -> None:
+    def _front_matter(self, begin: int, stop: int, source: str) -> None:
+        """The front matter block over lines ``[begin, stop)`` and its YAML ``source`` read as metadata."""
+        self.blocks.append(Block(self.offsets[begin], self.offsets[stop], "front_matter"))
+        self._read_front_matter(source)
+
+    def _read_front_matter(self, source: str) -> None:
         """Metadata from YAML front matter; on any problem, one ``front_matter_error`` entry.
 
         Front matter is the corpus author's, so it is read defensively: above

@@ -7,9 +7,8 @@ store, the index and the tools never know where the files came from, so a
 fetched corpus behaves exactly as a local one. Fetching never touches the
 working copy until the new files are all here: a network failure leaves the
 last good copy, and its store, as they were.
+
+Import from the modules (:mod:`.kinds`, :mod:`.git`, :mod:`.site`): this
+package imports none of them, so deciding that an argument is a local folder
+never loads git's helpers or an HTTP client.
 """
-
-from .git import Fetched, GitSource, SourceError, is_git_url
-from .site import Crawled, SiteSource, is_web_url, page_urls
-
-__all__ = ["Crawled", "Fetched", "GitSource", "SiteSource", "SourceError", "is_git_url", "is_web_url", "page_urls"]

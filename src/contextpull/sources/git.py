@@ -28,20 +28,12 @@ from .folders import source_folder
 FETCH_TIMEOUT_S = 600.0
 #: the file in the checkout that records where it came from (hidden: discovery skips it)
 SOURCE_FILE = ".contextpull-source.json"
-_SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
 
 
 class SourceError(ContextPullError):
     """A source could not be fetched: the URL, the ref, the network or git itself."""
 
     code = "source_error"
-
-
-def is_git_url(text: str) -> bool:
-    """True for what ``git clone`` takes as a remote: ``….git`` over https/ssh/file, ``git@host:…``, ``git+…``."""
-    if _SCP_LIKE.match(text) or text.startswith(("git://", "ssh://", "git+")):
-        return True
-    return text.startswith(("https://", "http://", "file://")) and text.rstrip("/").endswith(".git")
 
 
 #: how the hosts whose file URLs are known name a file at a commit

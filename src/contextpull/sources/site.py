@@ -46,11 +46,8 @@ from .._version import __version__
 from ..parse.formats import format_for
 from .folders import safe_name, source_folder
 from .git import SourceError
+from .kinds import DEFAULT_DELAY_S, DEFAULT_MAX_PAGES
 
-#: pages a crawl fetches at most (a docs site of a few hundred pages fits; --max-pages raises it)
-DEFAULT_MAX_PAGES = 500
-#: seconds between two requests to the site: at most four a second, polite for a docs server
-DEFAULT_DELAY_S = 0.25
 REQUEST_TIMEOUT_S = 30.0
 #: a page larger than this is skipped (a docs page is rarely over a megabyte; a PDF manual may be)
 MAX_PAGE_BYTES = 50_000_000
@@ -118,10 +115,6 @@ class _Links(HTMLParser):
             self.base = href
         elif tag == "a":
             self.hrefs.append(href)
-
-
-def is_web_url(text: str) -> bool:
-    return text.startswith(("https://", "http://"))
 
 
 class SiteSource:
