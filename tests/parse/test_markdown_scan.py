@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contextpull.parse import markdown_scan
 from contextpull.parse.decode import decode_bytes
 from contextpull.parse.markdown import markdown_it_outline, outline, scanned_outline
 
@@ -305,3 +306,36 @@ def test_a_list_is_cut_at_its_items_and_keeps_its_code() -> None:
 def test_the_scanner_declines_what_it_does_not_handle(text: str) -> None:
     assert scanned_outline(text) is None
     assert outline(text) == markdown_it_outline(text)
+
+
+class _CountingScanner(markdown_scan._Scanner):
+    """The scanner, counting the lines each block rule starts from and the lines a paragraph reads."""
+
+    def __init__(self, lines: list[str], quoted: int | None = None, *, at_end: bool = False) -> None:
+        super().__init__(lines, quoted, at_end=at_end)
+        self.work = 0
+
+    def _block(self, line: int, blk: int, list_indent: int) -> markdown_scan.ScannedBlock:
+        block = super()._block(line, blk, list_indent)
+        self.work += block.end - line + 1
+        return block
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "".join("  " * depth + "- item\n" for depth in range(8)),  # lists nested eight deep
+        "- a\n\n  ```\n  code\n  ```\n- b\nlazy\n",  # code in items, lazy lines
+        "1. step\n   - sub\n     text\n",
+    ],
+)
+def test_the_scanner_does_linear_work_in_nested_lists(unit: str) -> None:
+    """Doubling a document of nested lists at most doubles the lines the scanner's rules go over."""
+    work = {}
+    for copies in (200, 400):
+        text = unit * copies
+        scanner = _CountingScanner(text.split("\n"))
+        scanner.blocks()
+        assert markdown_scan.scan(text) is not None
+        work[copies] = scanner.work
+    assert work[400] <= 2.1 * work[200]
