@@ -311,7 +311,7 @@ def test_the_scanner_declines_what_it_does_not_handle(text: str) -> None:
 class _CountingScanner(markdown_scan._Scanner):
     """The scanner, counting the lines each block rule starts from and the lines a paragraph reads."""
 
-    def __init__(self, lines: list[str], quoted: int | None = None, *, at_end: bool = False) -> None:
+    def __init__(self, lines: list[str], quoted: int | None = None, *, at_end: bool = True) -> None:
         super().__init__(lines, quoted, at_end=at_end)
         self.work = 0
 

@@ -120,17 +120,18 @@ class _Scanner:
     marker while that item is tokenized, as markdown-it moves them.
     """
 
-    def __init__(self, lines: list[str], quoted: int | None = None, *, at_end: bool = False) -> None:
+    def __init__(self, lines: list[str], quoted: int | None = None, *, at_end: bool = True) -> None:
         """``quoted`` is the depth of a block quote's inner scanner, whose ``lines`` are all its own;
-        ``at_end`` says its last line ends the text (no newline after it)."""
+        ``at_end`` says the last line ends the text (always so for a whole document)."""
         self.lines = lines
         self.quoted = quoted is not None
-        # markdown-it gives no line to a final "" (text ending in "\n") or to final spaces without "\n"
-        self.count = len(lines) if quoted is not None else len(lines) - (not lines[-1].strip(" "))
-        # markdown-it's fence rule stops (unclosed) at a blank line that ends the text: it reads one
-        # character past it; only a quote's inner lines can hold such a line within their count
-        self.at_end = at_end or quoted is None
-        self.fence_end = self.count - (at_end and not lines[-1].strip(" "))
+        self.at_end = at_end
+        blank_last = not lines[-1].strip(" ")
+        # markdown-it gives a document no line for a final "" (text ending in "\n") or final spaces
+        self.count = len(lines) - (blank_last and not self.quoted)
+        # its fence rule stops, unclosed, at a blank line that ends the text (it reads one character
+        # past it): the same line for a document; a quote's inner lines keep theirs in the count
+        self.fence_end = len(lines) - (blank_last and at_end)
         self.first = [len(line) - len(line.lstrip(" ")) for line in lines]
         self.indent = list(self.first)
         self.code: list[tuple[int, int]] = []
@@ -190,7 +191,7 @@ class _Scanner:
             if blk:
                 raise _Declined  # a block quote inside a list
             return self._quote(line)
-        if first in "*-_" and _is_rule(body):
+        if _is_rule(body):
             if blk:
                 raise _Declined
             return ScannedBlock("rule", line, line + 1)
@@ -249,7 +250,7 @@ class _Scanner:
             raise _Declined
         if _fence_opener(body) is not None or first == ">":
             return True
-        if first in "*-_" and _is_rule(body):
+        if _is_rule(body):
             return True
         marker = self._marker(line)
         if marker is not None and not (
@@ -260,10 +261,7 @@ class _Scanner:
                 return True  # not a terminating paragraph: any marker ends it
             if not (ordered and value != 1) and self.lines[line][after:].strip(" "):
                 return True
-        if first == "<":
-            sequence = _html_sequence(body)
-            return sequence is not None and sequence[2]
-        return _heading(body) is not None
+        return _html_interrupts(body) or _heading(body) is not None
 
     def _list(self, line: int, blk: int, ordered: bool, char: str, after: int, value: int) -> ScannedBlock:
         """markdown-it's list rule: items while a marker of the same kind starts the next line."""
@@ -289,7 +287,7 @@ class _Scanner:
             if end >= self.count or self.indent[end] < blk or self.indent[end] - blk >= 4:
                 break
             body = self.body(end)
-            if _fence_opener(body) is not None or body[0] == ">" or (body[0] in "*-_" and _is_rule(body)):
+            if _fence_opener(body) is not None or body[0] == ">" or _is_rule(body):
                 break
             marker = self._marker(end)
             if marker is None or marker[0] != ordered or marker[1] != char:
@@ -346,12 +344,9 @@ class _Scanner:
     def _ends_quote(self, line: int) -> bool:
         """markdown-it's block quote terminators at a line without ``>``: any of them ends the quote."""
         body = self.body(line)
-        if _fence_opener(body) is not None or (body[0] in "*-_" and _is_rule(body)) or self._marker(line):
+        if _fence_opener(body) is not None or _is_rule(body) or self._marker(line):
             return True
-        if body[0] == "<":
-            sequence = _html_sequence(body)
-            return sequence is not None and sequence[2]
-        return _heading(body) is not None
+        return _html_interrupts(body) or _heading(body) is not None
 
     def _reference(self, line: int) -> ScannedBlock:
         """A one-line link reference definition (markdown-it makes no token of it); raises where unsure."""
@@ -502,8 +497,8 @@ def _heading(body: str) -> tuple[int, str] | None:
 
 
 def _is_rule(body: str) -> bool:
-    """markdown-it's ``hr`` rule: three or more of one of ``*-_``, spaces between."""
-    return body.count(body[0]) >= 3 and not body.replace(" ", "").strip(body[0])
+    """markdown-it's ``hr`` rule on non-blank ``body``: three or more of one of ``*-_``, spaces between."""
+    return body[0] in "*-_" and body.count(body[0]) >= 3 and not body.replace(" ", "").strip(body[0])
 
 
 def _html_sequence(body: str) -> tuple[re.Pattern[str], re.Pattern[str], bool] | None:
@@ -512,6 +507,12 @@ def _html_sequence(body: str) -> tuple[re.Pattern[str], re.Pattern[str], bool] |
         if sequence[0].search(body):
             return sequence
     return None
+
+
+def _html_interrupts(body: str) -> bool:
+    """Whether ``body`` opens an HTML block of a kind that may end a paragraph or a quote."""
+    sequence = _html_sequence(body) if body[0] == "<" else None
+    return sequence is not None and sequence[2]
 
 
 def _may_be_reference(body: str) -> bool:
