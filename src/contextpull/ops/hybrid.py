@@ -158,7 +158,12 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
         at = order.index(vector[0])
         if at >= VECTOR_SLOT:
             order.insert(VECTOR_SLOT - 1, order.pop(at))
-    return [(rowid, 1.0 / (K_RRF + position)) for position, rowid in enumerate(order, start=1)]
+    return [(rowid, rank_score(position)) for position, rowid in enumerate(order, start=1)]
+
+
+def rank_score(position: int) -> float:
+    """The fused score of the hit at ``position`` (from 1): the reciprocal-rank form, falling down the list."""
+    return 1.0 / (K_RRF + position)
 
 
 def vectors_can_change(lexical_scores: Sequence[float], limit: int, exact: bool) -> bool:

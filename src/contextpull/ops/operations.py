@@ -44,7 +44,7 @@ from ..store.connection import Store
 from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
 from .grep import compile_pattern, scan, trim_line
-from .hybrid import DEPTH, StoreVectors, check_mode, fuse, vectors_can_change
+from .hybrid import DEPTH, StoreVectors, check_mode, fuse, rank_score, vectors_can_change
 from .pointers import with_links
 from .ranking import RankedSection, rank
 from .results import (
@@ -58,6 +58,7 @@ from .results import (
     SearchResult,
     SectionView,
 )
+from .sides import cover_sides
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 
 #: the largest ordinal looked up: far beyond any document (files over max_sections are skipped), far
@@ -194,9 +195,10 @@ class Ops(Closeable):
                     fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
             ranking = rank(store, analysed, doc_ids)
             if query_vector is None:
-                chosen = ranking.sections[:limit]
+                chosen = cover_sides(store, analysed, ranking.sections, doc_ids)[:limit]
             else:
-                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
+                fused = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
+                chosen = _by_rank(cover_sides(store, analysed, fused, doc_ids)[:limit])
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms
@@ -477,6 +479,11 @@ def _view(row: queries.SectionRow, context: bool = False) -> SectionView:
 def _grep_match(row: queries.SectionRow, lines: list[GrepLine]) -> GrepMatch:
     first, *more = lines
     return GrepMatch(row.sid, row.path, row.heading_path, first.line_number, first.line, tuple(more))
+
+
+def _by_rank(hits: Sequence[RankedSection]) -> list[RankedSection]:
+    """Fused hits scored by their final position, after :func:`cover_sides` may have moved one."""
+    return [replace(hit, score=round(rank_score(position), 6)) for position, hit in enumerate(hits, start=1)]
 
 
 def weak_match(store: StoreReader, query: Query, best: RankedSection) -> tuple[str, ...]:

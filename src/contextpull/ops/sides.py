@@ -1,0 +1,102 @@
+"""Both sides of a comparison: a query naming two things gets the best section for each among its first hits.
+
+One-shot search was weakest on comparison questions (issue 26): the words a
+question shares with one side's documents (a rare product name in their
+titles, their repeated terms) fill the first hits with that side, and the
+section about the second thing never shows. The rule, stated without word
+lists about any corpus:
+
+* a query *names two things* when its first coordinating word (``and``,
+  ``or``, ``vs``, ``versus``, ``than``, ``rather than``, ``compared
+  with``/``to``, ``differ(s) from``) has a run of content words on each
+  side (up to the nearest function word) and each run holds a word the
+  other lacks: ``uv cache clean`` *and* ``uv cache prune`` name ``clean``
+  and ``prune``; ``in AWS CodeArtifact`` *and* ``Google Artifact Registry``
+  name ``aws codeartifact`` and ``google artifact registry``;
+* each thing's best section is the first hit of the query ranked without
+  the *other* thing's words (the rest of the question still counts);
+* when no section of its document is among the first :data:`FIRST_HITS`
+  (the other side's documents crowd them out), it takes rank
+  :data:`SIDE_SLOT` and the hits from there down move one place. The
+  first hits are never moved, and a thing whose document already shows
+  is left where the ranking put it (measured on our eval sets: moving
+  it among its own document's hits changed 9 of 524 top fives, one for the
+  worse, none for the better).
+
+Only the split counts: the grammar of English coordination, not a topic. A
+query naming an identifier family by prefix (``PIP_*``) is exact evidence
+and is left alone. The cost is two more lexical rankings, only for a query
+that names two things.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+
+from ..analysis.terms import Query, QueryPart, analyse_query
+from ..store.reader import StoreReader
+from .ranking import RankedSection, rank
+
+#: the rank a thing's best section takes at worst: the first two hits stay where the ranking put
+#: them, as with the vector slot of hybrid search (ops/hybrid.py)
+SIDE_SLOT = 3
+#: the first hits, where a comparison needs both sides: the k of recall@5 and of the reading agents
+FIRST_HITS = 5
+#: the first coordinating word of a query splits it into two sides
+_SPLIT = re.compile(
+    r"\b(?:vs\.?|versus|compared\s+(?:with|to)|differs?\s+from|rather\s+than|than|and|or)\b", re.IGNORECASE
+)
+
+
+def named_things(query: Query) -> tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]] | None:
+    """The words naming each of the two things ``query`` compares, or ``None`` when it names fewer.
+
+    Each thing is the run of content words next to the first coordinating
+    word (up to the nearest function word), less the words both runs share.
+    """
+    if query.names_family:
+        return None
+    split = _SPLIT.search(query.text)
+    if split is None:
+        return None
+    left = _run(reversed(analyse_query(query.text[: split.start()]).parts))[::-1]
+    right = _run(analyse_query(query.text[split.end() :]).parts)
+    shared = {part.term for part in left} & {part.term for part in right}
+    first = tuple(part for part in left if part.term not in shared)
+    second = tuple(part for part in right if part.term not in shared)
+    return (first, second) if first and second else None
+
+
+def _run(parts: Iterable[QueryPart]) -> tuple[QueryPart, ...]:
+    """The leading run of content words in ``parts``."""
+    return tuple(itertools.takewhile(lambda part: not part.stopword, parts))
+
+
+def cover_sides(
+    store: StoreReader, query: Query, order: list[RankedSection], doc_ids: Sequence[int] | None
+) -> list[RankedSection]:
+    """``order`` with each named thing's best section at rank :data:`SIDE_SLOT` at worst.
+
+    ``order`` is the ranking the caller returns (lexical, or fused), whole:
+    a thing's best section comes from its own ranking, never from the
+    caller's first hits, so the first ``k`` are the same for every limit.
+    """
+    things = named_things(query)
+    if things is None or len(order) < SIDE_SLOT:
+        return order
+    out = list(order)
+    for other in things[::-1]:
+        dropped = {part.term for part in other}
+        without = Query(query.text, tuple(part for part in query.parts if part.term not in dropped))
+        ranked = rank(store, without, doc_ids).sections
+        if not ranked:
+            continue
+        best = ranked[0]
+        if any(hit.section.path == best.section.path for hit in out[:FIRST_HITS]):
+            continue
+        rowid = best.section.rowid
+        at = next((i for i, hit in enumerate(out) if hit.section.rowid == rowid), None)
+        out.insert(SIDE_SLOT - 1, best if at is None else out.pop(at))
+    return out

@@ -1,0 +1,119 @@
+"""Both sides of a comparison: a crowded-out second thing's best section takes rank 3 (ops/sides.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextpull.analysis.terms import analyse_query
+from contextpull.ingestion.run import ingest
+from contextpull.ops import sides
+from contextpull.ops.operations import Ops
+from ops_support import ONE_SECTION_PER_HEADING, write_corpus
+
+#: one vendor with many sections full of the question's words, another whose page holds only its
+#: name, a name that everyday notes use too (so it is not rare enough to lead on its own)
+CROWDED = {
+    **{
+        f"vendors/acme-{n}.md": (
+            f"# Acme Vault part {n}\n\n## Username {n}\n\n"
+            f"The Acme Vault username for the index is `aws`; the index URL names the Acme Vault domain {n}.\n"
+        )
+        for n in range(6)
+    },
+    "vendors/zeta.md": "# Zeta Store\n\n## Signing in\n\nSign in to the Zeta Store with `oauth2accesstoken`.\n",
+    **{
+        f"notes/note-{n}.md": f"# Note {n}\n\n## Shopping\n\nThe zeta store on the corner sells bread {n}.\n"
+        for n in range(6)
+    },
+    **{
+        f"other/cooking-{n}.md": f"# Cooking {n}\n\n## Bread\n\nFlour, water and salt make bread {n}.\n"
+        for n in range(12)
+    },
+}
+QUESTION = "What is the username for the index in Acme Vault and Zeta Store?"
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Ops:
+    tmp = tmp_path_factory.mktemp("sides")
+    store = tmp / "crowded.sqlite"
+    ingest(write_corpus(tmp / "corpus", CROWDED), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as opened:
+        yield opened
+
+
+def docs(result, n: int = 5) -> list[str]:
+    return [hit.doc for hit in result.hits[:n]]
+
+
+@pytest.mark.parametrize(
+    ("query", "things"),
+    [
+        ("How do uv cache clean and uv cache prune differ?", (["clean"], ["prune", "differ"])),
+        (
+            "the username in AWS CodeArtifact vs Google Artifact Registry",
+            (["aws", "codeartifact"], ["google", "artifact", "registry"]),
+        ),
+        ("Is Python 3.13 treated differently than Python 3.14?", (["3.13", "treated", "differently"], ["3.14"])),
+        ("When should I run uvx rather than uv tool install?", (["run", "uvx"], ["uv", "tool", "install"])),
+        ("What is the difference between the 'ignore' and 'allow' settings?", (["ignore"], ["allow", "settings"])),
+    ],
+)
+def test_a_coordinating_word_splits_the_two_things_a_query_names(query: str, things: tuple[list, list]) -> None:
+    named = sides.named_things(analyse_query(query))
+    assert named is not None
+    assert ([part.term for part in named[0]], [part.term for part in named[1]]) == things
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How do I configure the cache directory?",  # no coordinating word
+        "Which PIP_* and UV_* variables exist?",  # an identifier family: exact evidence
+        "How do I install and install again?",  # the run before the split holds nothing the other lacks
+        "and the cache",  # nothing before the split
+    ],
+)
+def test_a_query_naming_fewer_than_two_things_is_left_alone(query: str) -> None:
+    assert sides.named_things(analyse_query(query)) is None
+
+
+def test_the_crowded_out_side_takes_the_third_place(crowded: Ops) -> None:
+    # Without a coordinating word the same words rank the Zeta page below the first five.
+    plain = crowded.search(QUESTION.replace(" and ", ", "))
+    assert "vendors/zeta.md" not in docs(plain)
+    result = crowded.search(QUESTION)
+    assert result.hits[2].doc == "vendors/zeta.md"
+    assert result.hits[2].id == "vendors/zeta.md#0"  # the first hit of the question without Acme Vault
+    # The first two hits stay where the words put them, and nothing is lost: the rest move down.
+    assert all(doc.startswith("vendors/acme-") for doc in docs(result, 2))
+    assert len({hit.id for hit in result.hits}) == len(result.hits)
+
+
+def test_the_first_hits_do_not_depend_on_the_limit(crowded: Ops) -> None:
+    ten = [hit.id for hit in crowded.search(QUESTION, limit=10).hits]
+    for limit in (3, 4, 5, 6):
+        assert [hit.id for hit in crowded.search(QUESTION, limit=limit).hits] == ten[:limit]
+
+
+def test_a_side_whose_document_already_shows_is_not_moved(crowded: Ops) -> None:
+    # Both things are held by the Acme pages, which fill the first five: nothing moves.
+    query = "Acme Vault username and Acme Vault domain"
+    assert sides.named_things(analyse_query(query)) is not None
+    moved = crowded.search(query)
+    plain = crowded.search(query, in_=["vendors/"])  # the same ranking: every hit is under vendors/
+    assert [hit.id for hit in moved.hits] == [hit.id for hit in plain.hits]
+
+
+def test_hybrid_search_gives_the_crowded_out_side_its_place_too(tmp_path: Path) -> None:
+    store = tmp_path / "crowded-vectors.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", CROWDED), store, ONE_SECTION_PER_HEADING, embed="static")
+    with Ops.open(store) as ops:
+        result = ops.search(QUESTION, mode="hybrid")
+    assert result.mode == "hybrid"
+    assert "vendors/zeta.md" in docs(result, 3)
+    # Fused scores are rank scores: still falling down the list after the move.
+    scores = [hit.score for hit in result.hits]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
