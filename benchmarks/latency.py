@@ -8,7 +8,9 @@ calls): rare identifiers (compound terms found in at most a few sections),
 prefixes (an identifier typed in part, ``UV_CACHE``, or with ``*``: ``tool.uv.*``,
 ``--no-*``, and the first piece of each rare identifier with ``*``), the two
 most common content words, ten-word questions (the first ten distinct words
-of sampled sections), random section ids, top-level folders, rare and common
+of sampled sections), comparisons (the first five of one sampled section and
+of another around ``and``: a query naming two things, which ranks three times,
+``ops/sides.py``), random section ids, top-level folders, rare and common
 literals for grep. Targets at 100,000 sections (issue 9 for search):
 identifier and prefix search p50 <= 2 ms, common-word search p50 <= 25 ms,
 a ten-word question p50 <= 40 ms, literal grep over the whole corpus p50 <= 15
@@ -18,6 +20,7 @@ ms, read and neighbours p50 < 0.2 ms.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import re
@@ -94,6 +97,7 @@ def _workload(store: Path, rng: random.Random) -> dict[str, list[Any]]:
         "search_prefix": PREFIXES + [_first_piece(term) + "*" for term in identifiers],
         "search_two_common_words": [" ".join(common)],
         "search_ten_word_question": questions or [" ".join(common)],
+        "search_comparison": _comparisons(questions) or [" and ".join(common)],
         "read": ids,
         "neighbours": ids,
         "index_prefix": [top + "/" if "." not in top else top for top in tops],
@@ -101,6 +105,12 @@ def _workload(store: Path, rng: random.Random) -> dict[str, list[Any]]:
         "grep_literal_common": common[:1],
         "grep_with_filter": [(common[0], filters[i % len(filters)]) for i in range(len(filters))],
     }
+
+
+def _comparisons(questions: list[str]) -> list[str]:
+    """Half of one question and half of the next around ``and``: queries naming two things."""
+    half = QUESTION_WORDS // 2
+    return [f"{' '.join(a.split()[:half])} and {' '.join(b.split()[:half])}" for a, b in itertools.pairwise(questions)]
 
 
 def _first_piece(identifier: str) -> str:
@@ -115,6 +125,7 @@ def _calls(ops: Ops) -> dict[str, Callable[[Any], object]]:
         "search_prefix": lambda q: ops.search(q),
         "search_two_common_words": lambda q: ops.search(q),
         "search_ten_word_question": lambda q: ops.search(q),
+        "search_comparison": lambda q: ops.search(q),
         "read": lambda sid: ops.read(sid),
         "neighbours": lambda sid: ops.neighbours(sid),
         "index_prefix": lambda prefix: ops.index(prefix),

@@ -90,6 +90,9 @@ def test_the_crowded_out_side_takes_the_third_place(crowded: Ops) -> None:
     # The first two hits stay where the words put them, and nothing is lost: the rest move down.
     assert all(doc.startswith("vendors/acme-") for doc in docs(result, 2))
     assert len({hit.id for hit in result.hits}) == len(result.hits)
+    # Scores never increase down the list: the moved hit ties with the one it displaced.
+    scores = [hit.score for hit in result.hits]
+    assert scores == sorted(scores, reverse=True) and scores[2] == scores[3]
 
 
 def test_the_first_hits_do_not_depend_on_the_limit(crowded: Ops) -> None:

@@ -17,8 +17,9 @@ lists about any corpus:
   the *other* thing's words (the rest of the question still counts);
 * when no section of its document is among the first :data:`FIRST_HITS`
   (the other side's documents crowd them out), it takes rank
-  :data:`SIDE_SLOT` and the hits from there down move one place. The
-  first hits are never moved, and a thing whose document already shows
+  :data:`SIDE_SLOT` and the hits from there down move one place (its
+  score is raised to tie with the hit it displaces, so scores still never
+  increase down the list). The first hits are never moved, and a thing whose document already shows
   is left where the ranking put it (measured on our eval sets: moving
   it among its own document's hits changed 9 of 524 top fives, one for the
   worse, none for the better).
@@ -34,6 +35,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ..analysis.terms import Query, QueryPart, analyse_query
 from ..store.reader import StoreReader
@@ -98,5 +100,7 @@ def cover_sides(
             continue
         rowid = best.section.rowid
         at = next((i for i, hit in enumerate(out) if hit.section.rowid == rowid), None)
-        out.insert(SIDE_SLOT - 1, best if at is None else out.pop(at))
+        moved = best if at is None else out.pop(at)
+        # Scores never increase down a result: the moved hit ties with the one it displaces.
+        out.insert(SIDE_SLOT - 1, replace(moved, score=max(moved.score, out[SIDE_SLOT - 1].score)))
     return out
