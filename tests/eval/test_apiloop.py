@@ -324,12 +324,14 @@ def test_openai_loop_reads_in_order_and_marks_tool_errors(store: Path, monkeypat
 
 TOO_LONG: dict[str, Any] = {}
 RAMBLING: dict[str, Any] = {}
+FILLED: dict[str, Any] = {}
 
 
 class ScriptedLlama:
     """Stands in for ``llama_cpp.Llama``: replays JSON replies and keeps each turn's grammar; a reply that
     is :data:`TOO_LONG` fails as a prompt beyond the context window does, one that is :data:`RAMBLING`
-    is cut off at ``max_tokens``."""
+    is cut off at ``max_tokens``, one that is :data:`FILLED` stops early because prompt and reply
+    filled the window (llama.cpp says ``length`` for both)."""
 
     def __init__(self, replies: list[dict[str, Any]]) -> None:
         self.replies = replies
@@ -340,11 +342,12 @@ class ScriptedLlama:
         reply = self.replies[len(self.schemas) - 1]
         if reply is TOO_LONG:  # llama-cpp-python's refusal of a prompt beyond its context window
             raise ValueError("Requested tokens (9046) exceed context window of 8192")
-        cut = reply is RAMBLING  # a reply that reaches max_tokens before its JSON is complete
+        cut = reply is RAMBLING or reply is FILLED  # a reply that stops before its JSON is complete
         text = '{"action": "answer", "answer": {"text": "the same clause again and' if cut else json.dumps(reply)
+        out = request["max_tokens"] if reply is RAMBLING else 10
         return {
             "choices": [{"message": {"content": text}, "finish_reason": "length" if cut else "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10},
+            "usage": {"prompt_tokens": 100, "completion_tokens": out},
         }
 
 
@@ -454,6 +457,26 @@ def test_a_read_that_fills_the_context_is_undone_and_the_model_answers_from_what
     assert [call.name for call in run.tool_calls] == ["search", "search", "read"]
     assert set(_options(llm.schemas[6])) == {"answer"}  # asked for the answer, from the first read
     assert llm.schemas[6] != llm.schemas[5]
+
+
+def test_an_answer_stopped_by_a_full_context_is_asked_again_without_the_last_read(store: Path) -> None:
+    """Seen live on the uv docs: after four long reads the answer stopped at 254 of 1,024 tokens,
+    twice (asked again with bounded strings, it filled the window again), and the run failed."""
+    found = hits(store, "retention period")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["retention period", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "read", "arguments": {"id": found[1]}},
+        FILLED,
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    run = adapter.run(QUESTION)
+    assert run.error is None and run.answer == f"21 days. [{found[0]}]"
+    assert [call.name for call in run.tool_calls] == ["search", "search", "read"]  # the second read undone
+    assert set(_options(llm.schemas[6])) == {"answer"}
 
 
 def test_a_reply_cut_off_at_max_tokens_is_asked_again_with_its_strings_bounded(store: Path) -> None:

@@ -151,9 +151,18 @@ def test_plain_and_json_replies_without_tools() -> None:
 
 
 def test_a_reply_cut_off_by_max_tokens_is_an_error() -> None:
+    llm = ScriptedLlama(['{"action": "answer", "answer": "and th'], finish_reason="length")  # five "tokens"
+    with pytest.raises(ReplyCutOff, match="cut off at max_tokens=5"):
+        LocalProvider(llm, name="fake").complete([Message("user", "q")], tools=[SEARCH], max_tokens=5)
+
+
+def test_a_reply_stopped_by_a_full_context_window_is_told_apart_from_one_cut_off_at_max_tokens() -> None:
+    """llama.cpp ends a reply with ``length`` when prompt and reply fill the window, well before
+    ``max_tokens``: seen live, a 254-token answer after four long reads into an 8,192-token context."""
     llm = ScriptedLlama(['{"action": "answer", "answer": "and th'], finish_reason="length")
-    with pytest.raises(ReplyCutOff, match="cut off at max_tokens=8"):
-        LocalProvider(llm, name="fake").complete([Message("user", "q")], tools=[SEARCH], max_tokens=8)
+    provider = LocalProvider(llm, name="fake", runtime={"n_ctx": 8192})
+    with pytest.raises(ContextFull, match=r"the 8,192-token context window filled .*reply 5 when it stopped"):
+        provider.complete([Message("user", "q")], tools=[SEARCH], max_tokens=1024)
 
 
 def test_a_raw_newline_or_tab_inside_a_reply_string_is_still_the_models_text() -> None:

@@ -212,8 +212,8 @@ class ApiLoopRetriever(PullRetriever):
 
         A reply cut off at ``max_tokens`` (the model rambled inside its JSON)
         is asked again with every free string bounded. A request beyond the
-        context window (a long section read into a small context) rolls the
-        run back to before the last turn's calls, as if they were never made
+        context window (a long section read into a small context), or a
+        reply that filled what the window had left, rolls the run back to before the last turn's calls, as if they were never made
         (their results were never seen, so they are not counted), and asks
         for the answer from what was read by then.
         """

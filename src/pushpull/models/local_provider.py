@@ -168,6 +168,24 @@ def runtime_version() -> str:
         return ""
 
 
+def _stopped_short(spec: str, usage: Usage, max_tokens: int, n_ctx: object) -> ModelError:
+    """Why a constrained reply stopped before its JSON was complete.
+
+    llama.cpp stops with ``length`` at ``max_tokens`` and also when prompt
+    and reply fill the context window. The two need different remedies (a
+    bounded reply, or a shorter prompt), and the second was reported as the
+    first: a reply of 254 tokens "cut off at max_tokens=1024" after four long
+    sections were read into an 8,192-token context.
+    """
+    if usage.tokens_out < max_tokens:
+        window = f"{n_ctx:,}-token " if isinstance(n_ctx, int) else ""
+        return ContextFull(
+            f"{spec}: the {window}context window filled while the model replied"
+            f" (prompt {usage.tokens_in:,} tokens, reply {usage.tokens_out:,} when it stopped)"
+        )
+    return ReplyCutOff(f"{spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
+
+
 def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int = 1) -> tuple[ChatLLM, threading.Lock]:
     """The process's one ``Llama`` for ``path`` and the lock every call must hold."""
     path = path.resolve()
@@ -280,7 +298,7 @@ class LocalProvider:
         if schema is None:
             return completion
         if stop_reason == "length":
-            raise ReplyCutOff(f"{self.spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
+            raise _stopped_short(self.spec, completion.usage, max_tokens, self.runtime.get("n_ctx"))
         try:
             reply = json.loads(text, strict=False)  # a raw newline or tab inside a string is still the model's text
         except json.JSONDecodeError as error:
