@@ -286,6 +286,26 @@ def test_a_models_own_failure_is_cached_like_an_answer_and_a_replay_meets_it_aga
     assert len(CompletionCache(tmp_path)) == 1
 
 
+def test_a_recorded_cut_off_keeps_its_length_and_one_recorded_without_it_is_asked_again(tmp_path: Path) -> None:
+    """Recorded before a full context window was told apart from a cut-off (both stop with ``length``),
+    a cut-off replayed as one would fail a run this code rescues: such a record is not an answer."""
+    llm = ScriptedLlama(['{"action": "answer", "answer": "and th'], finish_reason="length")
+    cache = CompletionCache(tmp_path)
+    provider = MeteredProvider(LocalProvider(llm, name="fake"), ledger=Ledger(), cache=cache)
+    for _ in range(2):
+        with pytest.raises(ReplyCutOff) as raised:
+            provider.complete([Message("user", "q")], tools=[SEARCH], max_tokens=5)
+        assert raised.value.tokens_out == 5
+    assert len(llm.calls) == 1  # the second was the recorded failure, with its length
+    (key,) = [row[0] for row in cache._connect().execute("SELECT key FROM completions")]
+    old = {"failure": {"kind": "ReplyCutOff", "message": "local:fake: bad output: ... max_tokens=5"}}
+    cache._connect().execute("UPDATE completions SET value = ? WHERE key = ?", (json.dumps(old), key))
+    assert cache.get(key) is None
+    with pytest.raises(ReplyCutOff):
+        provider.complete([Message("user", "q")], tools=[SEARCH], max_tokens=5)
+    assert len(llm.calls) == 2  # asked the model again
+
+
 class Unreachable:
     """A backend whose every call fails on the way to the model (not the model's answer)."""
 

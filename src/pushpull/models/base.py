@@ -89,9 +89,18 @@ class ContextFull(ModelError):
 
 
 class ReplyCutOff(ModelError):
-    """A constrained reply reached ``max_tokens`` before its JSON was complete."""
+    """A constrained reply reached ``max_tokens`` before its JSON was complete.
+
+    ``tokens_out`` is the reply's length when it stopped: it tells a reply
+    cut off at ``max_tokens`` from one stopped by a full context window
+    (:class:`ContextFull`), which llama.cpp reports alike.
+    """
 
     recorded = True
+
+    def __init__(self, message: str, tokens_out: int | None = None) -> None:
+        super().__init__(message)
+        self.tokens_out = tokens_out
 
 
 class BadOutput(ModelError):

@@ -25,7 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .base import RECORDED_FAILURES, Completion, Message, ModelError, ToolCall, Usage
+from .base import RECORDED_FAILURES, Completion, Message, ModelError, ReplyCutOff, ToolCall, Usage
 
 CACHE_VERSION = 1
 CACHE_FILE = "completions.sqlite3"
@@ -71,11 +71,23 @@ def _encode(completion: Completion) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _decode(text: str) -> Completion | ModelError:
+def _decode(text: str) -> Completion | ModelError | None:
+    """A stored answer or recorded failure; ``None`` for a failure this code would not record as it is.
+
+    A reply cut off at ``max_tokens`` recorded without its length dates from
+    before a full context window was told apart from it (both stop with
+    ``length``): replayed as a cut-off it would make the run fail where this
+    code rolls back and answers, so the call counts as not recorded.
+    """
     value = json.loads(text)
     if "failure" in value:
         failure = value["failure"]
-        return RECORDED_FAILURES.get(failure["kind"], ModelError)(failure["message"])
+        kind = RECORDED_FAILURES.get(failure["kind"], ModelError)
+        if kind is ReplyCutOff:
+            if "tokens_out" not in failure:
+                return None
+            return ReplyCutOff(failure["message"], failure["tokens_out"])
+        return kind(failure["message"])
     return Completion(
         text=value["text"],
         tool_calls=tuple(ToolCall(**call) for call in value["tool_calls"]),
@@ -105,7 +117,7 @@ class CompletionCache:
         return connection
 
     def get(self, key: str) -> Completion | ModelError | None:
-        """The stored answer with ``cached=True``, the recorded failure (to raise), or None."""
+        """The stored answer with ``cached=True``, the recorded failure (to raise), or None (see :func:`_decode`)."""
         row = self._connect().execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
         return _decode(row[0]) if row else None
 
@@ -117,7 +129,10 @@ class CompletionCache:
 
     def put_failure(self, key: str, spec: str, failure: ModelError) -> None:
         """Store a failure that is the model's own answer (``failure.recorded``)."""
-        value = json.dumps({"failure": {"kind": type(failure).__name__, "message": str(failure)}}, ensure_ascii=False)
+        recorded: dict[str, Any] = {"kind": type(failure).__name__, "message": str(failure)}
+        if isinstance(failure, ReplyCutOff):
+            recorded["tokens_out"] = failure.tokens_out
+        value = json.dumps({"failure": recorded}, ensure_ascii=False)
         self._connect().execute(
             "INSERT OR REPLACE INTO completions (key, spec, value, created) VALUES (?, ?, ?, ?)",
             (key, spec, value, time.time()),

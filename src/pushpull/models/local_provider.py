@@ -183,7 +183,7 @@ def _stopped_short(spec: str, usage: Usage, max_tokens: int, n_ctx: object) -> M
             f"{spec}: the {window}context window filled while the model replied"
             f" (prompt {usage.tokens_in:,} tokens, reply {usage.tokens_out:,} when it stopped)"
         )
-    return ReplyCutOff(f"{spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}")
+    return ReplyCutOff(f"{spec}: bad output: the JSON reply was cut off at max_tokens={max_tokens}", usage.tokens_out)
 
 
 def load_llama(path: Path, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int = 1) -> tuple[ChatLLM, threading.Lock]:
