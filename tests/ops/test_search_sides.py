@@ -115,8 +115,12 @@ def test_hybrid_search_gives_the_crowded_out_side_its_place_too(tmp_path: Path) 
     ingest(write_corpus(tmp_path / "corpus", CROWDED), store, ONE_SECTION_PER_HEADING, embed="static")
     with Ops.open(store) as ops:
         result = ops.search(QUESTION, mode="hybrid")
+        ten = [hit.id for hit in ops.search(QUESTION, mode="hybrid", limit=10).hits]
+        fewer = {limit: [hit.id for hit in ops.search(QUESTION, mode="hybrid", limit=limit).hits] for limit in (3, 4)}
     assert result.mode == "hybrid"
     assert "vendors/zeta.md" in docs(result, 3)
     # Fused scores are rank scores: still falling down the list after the move.
     scores = [hit.score for hit in result.hits]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+    # The first hits do not depend on the limit in hybrid mode either.
+    assert all(ids == ten[:limit] for limit, ids in fewer.items())

@@ -58,7 +58,7 @@ from .results import (
     SearchResult,
     SectionView,
 )
-from .sides import cover_sides
+from .sides import FIRST_HITS, cover_sides
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 
 #: the largest ordinal looked up: far beyond any document (files over max_sections are skipped), far
@@ -197,7 +197,9 @@ class Ops(Closeable):
             if query_vector is None:
                 chosen = cover_sides(store, analysed, ranking.sections, doc_ids)[:limit]
             else:
-                fused = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
+                # At least the first hits cover_sides looks at, so its choice never depends on the limit.
+                depth = max(limit, FIRST_HITS)
+                fused = self._fuse(ranking.sections, query_vector, depth, doc_ids, analysed.names_family)
                 chosen = _by_rank(cover_sides(store, analysed, fused, doc_ids)[:limit])
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()

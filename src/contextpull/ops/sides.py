@@ -19,10 +19,11 @@ lists about any corpus:
   (the other side's documents crowd them out), it takes rank
   :data:`SIDE_SLOT` and the hits from there down move one place (its
   score is raised to tie with the hit it displaces, so scores still never
-  increase down the list). The first hits are never moved, and a thing whose document already shows
-  is left where the ranking put it (measured on our eval sets: moving
-  it among its own document's hits changed 9 of 524 top fives, one for the
-  worse, none for the better).
+  increase down the list). The first two hits are never moved, and a
+  thing whose document already shows is left where the ranking put it
+  (measured on our eval sets: moving its best section whenever it was not
+  among the first three changed 9 of 524 top fives, one for the worse,
+  none for the better; ADR 026).
 
 Only the split counts: the grammar of English coordination, not a topic. A
 query naming an identifier family by prefix (``PIP_*``) is exact evidence
@@ -81,9 +82,10 @@ def cover_sides(
 ) -> list[RankedSection]:
     """``order`` with each named thing's best section at rank :data:`SIDE_SLOT` at worst.
 
-    ``order`` is the ranking the caller returns (lexical, or fused), whole:
-    a thing's best section comes from its own ranking, never from the
-    caller's first hits, so the first ``k`` are the same for every limit.
+    ``order`` is the ranking the caller returns (lexical, or fused), at
+    least its first :data:`FIRST_HITS`: a thing's best section comes from
+    its own ranking, never from the caller's first hits, so the first ``k``
+    are the same for every limit.
     """
     things = named_things(query)
     if things is None or len(order) < SIDE_SLOT:
