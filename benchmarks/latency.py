@@ -9,8 +9,8 @@ prefixes (an identifier typed in part, ``UV_CACHE``, or with ``*``: ``tool.uv.*`
 ``--no-*``, and the first piece of each rare identifier with ``*``), the two
 most common content words, ten-word questions (the first ten distinct words
 of sampled sections), comparisons (the first five of one sampled section and
-of another around ``and``: a query naming two things, which ranks three times,
-``ops/sides.py``), random section ids, top-level folders, rare and common
+of another around ``and``, content words only, kept when they name two things:
+each ranks three times, ``ops/sides.py``), random section ids, top-level folders, rare and common
 literals for grep. Targets at 100,000 sections (issue 9 for search):
 identifier and prefix search p50 <= 2 ms, common-word search p50 <= 25 ms,
 a ten-word question p50 <= 40 ms, literal grep over the whole corpus p50 <= 15
@@ -32,8 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from contextpull.analysis.terms import index_terms, is_compound, tokens
+from contextpull.analysis.terms import STOPWORDS, analyse_query, index_terms, is_compound, tokens
 from contextpull.ops.operations import Ops
+from contextpull.ops.sides import named_things
 from contextpull.store.queries import fts_quote
 
 SAMPLE = 200
@@ -108,9 +109,16 @@ def _workload(store: Path, rng: random.Random) -> dict[str, list[Any]]:
 
 
 def _comparisons(questions: list[str]) -> list[str]:
-    """Half of one question and half of the next around ``and``: queries naming two things."""
+    """The content words of one question and of the next around ``and``, those that name two things
+    (``ops/sides.py``): each such query ranks three times."""
     half = QUESTION_WORDS // 2
-    return [f"{' '.join(a.split()[:half])} and {' '.join(b.split()[:half])}" for a, b in itertools.pairwise(questions)]
+    out = []
+    for a, b in itertools.pairwise(questions):
+        left, right = ([word for word in text.split() if word not in STOPWORDS][:half] for text in (a, b))
+        query = f"{' '.join(left)} and {' '.join(right)}"
+        if named_things(analyse_query(query)) is not None:
+            out.append(query)
+    return out
 
 
 def _first_piece(identifier: str) -> str:
