@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -297,9 +298,10 @@ def test_a_recorded_cut_off_keeps_its_length_and_one_recorded_without_it_is_aske
             provider.complete([Message("user", "q")], tools=[SEARCH], max_tokens=5)
         assert raised.value.tokens_out == 5
     assert len(llm.calls) == 1  # the second was the recorded failure, with its length
-    (key,) = [row[0] for row in cache._connect().execute("SELECT key FROM completions")]
     old = {"failure": {"kind": "ReplyCutOff", "message": "local:fake: bad output: ... max_tokens=5"}}
-    cache._connect().execute("UPDATE completions SET value = ? WHERE key = ?", (json.dumps(old), key))
+    with sqlite3.connect(cache.path) as db:  # the record as the code before tokens_out wrote it
+        (key,) = [row[0] for row in db.execute("SELECT key FROM completions")]
+        db.execute("UPDATE completions SET value = ? WHERE key = ?", (json.dumps(old), key))
     assert cache.get(key) is None
     with pytest.raises(ReplyCutOff):
         provider.complete([Message("user", "q")], tools=[SEARCH], max_tokens=5)

@@ -58,7 +58,7 @@ from .results import (
     SearchResult,
     SectionView,
 )
-from .sides import FIRST_HITS, cover_sides
+from .sides import FIRST_HITS, SIDE_SLOT, cover_sides, named_things
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 
 #: the largest ordinal looked up: far beyond any document (files over max_sections are skipped), far
@@ -194,13 +194,17 @@ class Ops(Closeable):
                     fix = f"; {err.suggestion}" if err.suggestion else ""
                     fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
             ranking = rank(store, analysed, doc_ids)
+            # Two things named, and room for the place a side's best section takes (ops/sides.py).
+            things = named_things(analysed) if limit >= SIDE_SLOT else None
             if query_vector is None:
-                chosen = cover_sides(store, analysed, ranking.sections, doc_ids)[:limit]
+                chosen = cover_sides(store, analysed, things, ranking.sections, doc_ids)[:limit]
+            elif things is None:
+                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
             else:
                 # At least the first hits cover_sides looks at, so its choice never depends on the limit.
                 depth = max(limit, FIRST_HITS)
                 fused = self._fuse(ranking.sections, query_vector, depth, doc_ids, analysed.names_family)
-                chosen = _by_rank(cover_sides(store, analysed, fused, doc_ids)[:limit])
+                chosen = _by_rank(cover_sides(store, analysed, things, fused, doc_ids)[:limit])
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms

@@ -78,16 +78,20 @@ def _run(parts: Iterable[QueryPart]) -> tuple[QueryPart, ...]:
 
 
 def cover_sides(
-    store: StoreReader, query: Query, order: list[RankedSection], doc_ids: Sequence[int] | None
+    store: StoreReader,
+    query: Query,
+    things: tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]] | None,
+    order: list[RankedSection],
+    doc_ids: Sequence[int] | None,
 ) -> list[RankedSection]:
-    """``order`` with each named thing's best section at rank :data:`SIDE_SLOT` at worst.
+    """``order`` with the best section of each of ``things`` (:func:`named_things`) at rank :data:`SIDE_SLOT` at worst.
 
     ``order`` is the ranking the caller returns (lexical, or fused), at
     least its first :data:`FIRST_HITS`: a thing's best section comes from
     its own ranking, never from the caller's first hits, so the first ``k``
-    are the same for every limit.
+    are the same for every limit. A caller whose limit leaves no room for
+    rank :data:`SIDE_SLOT` passes no ``things``, and no ranking is made.
     """
-    things = named_things(query)
     if things is None or len(order) < SIDE_SLOT:
         return order
     out = list(order)
