@@ -19,6 +19,8 @@ from mcp import Client
 from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
 from contextpull.eval.pull_record import PullRunFailed, unique
 from contextpull.eval.reading_loop import BOUNDED_CHARS
+from contextpull.ops.operations import Ops
+from contextpull.tools.schemas import call_json
 from contextpull.server.app import build_server
 from fakes import AnthropicFake, OpenAIFake, Request
 from fakes import anthropic_server as anth
@@ -433,6 +435,50 @@ def test_a_part_whose_best_hits_come_from_two_documents_reads_a_section_of_each(
     assert set(second_read) == {"read"}  # the first side read, the part still waits for the second
     assert second_read["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == second_side
     assert "answer" in _options(llm.schemas[5])
+
+
+def test_a_question_naming_two_documents_searches_them_and_reads_a_section_of_each(store: Path) -> None:
+    """The sides come from the index, not a plan: the question in the named documents, then a read of each."""
+    question = "What differs between Travel and expense policy (2024) and Travel and expense policy (2025)?"
+    documents = ["policies/travel-policy-2024.md", "policies/travel-policy-2025.md"]
+    with Ops.open(store) as ops:
+        payload, _ = call_json(ops, "search", {"query": question, "in": documents})
+    found = [(hit["id"], hit["doc"]) for hit in payload["hits"]]
+    first, second = ([sid for sid, doc in found if doc == document][:2] for document in unique(d for _, d in found))
+    replies = [
+        {"action": "search", "arguments": {"query": question, "in": documents}},
+        {"action": "read", "arguments": {"id": first[1]}},  # the model chooses among a side's first two
+        {"action": "read", "arguments": {"id": second[0]}},
+        {"action": "answer", "answer": {"text": "The 2025 edition replaces 2024.", "cite": [first[1]]}},
+    ]
+    adapter, llm = _local(store, replies, mode="strict")
+    assert adapter.retrieve(question, 5) == [first[1], second[0]]
+    search, read_1, read_2, answer = (_options(schema) for schema in llm.schemas)
+    assert set(search) == {"search"}  # no plan: the only action is the search of the named documents
+    assert search["search"]["properties"]["arguments"]["properties"] == {
+        "query": {"const": question},
+        "in": {"const": documents},
+    }
+    assert set(read_1) == {"read"} and read_1["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == first
+    assert set(read_2) == {"read"} and read_2["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == second
+    assert "answer" in _options(llm.schemas[3]) and set(answer) >= {"answer", "read"}
+    assert adapter.stats()["tool_calls"] == 3
+
+
+def test_a_question_naming_one_document_is_planned_by_the_model(store: Path) -> None:
+    """One named document is no comparison: the model plans, as for any question."""
+    question = "What does the Travel and expense policy (2025) say about meal allowances?"
+    found = hits(store, "meal allowance")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["meal allowance", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "meal allowance"}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        *({"action": "read", "arguments": {"id": sid}} for sid in found[:2]),
+        {"action": "answer", "answer": {"text": "A daily allowance.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    assert adapter.retrieve(question, 5)[0] == found[0]
+    assert set(_options(llm.schemas[0])) == {"plan"}
 
 
 def test_a_read_that_fills_the_context_is_undone_and_the_model_answers_from_what_it_read(store: Path) -> None:

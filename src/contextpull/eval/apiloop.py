@@ -40,6 +40,7 @@ from .pull_record import CountMode, PullRun, PullRunFailed, cache_key, observe, 
 from .pull_retriever import PullRetriever
 from .reading_loop import ReadingState
 from .reexecute import QuestionRerun
+from .scripted import index_entries, named_documents
 
 MAX_TOKENS = 1024
 #: the tool error a model gets for repeating a call it already made in the run
@@ -69,11 +70,12 @@ class _Checkpoint:
     observed: dict[str, int]
     made: frozenset[str]
     hits: dict[str, list[tuple[str, str]]]
+    sides: list[list[str]] | None
 
     @classmethod
     def of(cls, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> _Checkpoint:
         observed = {name: len(getattr(run, name)) for name in _OBSERVED}
-        return cls(len(messages), observed, frozenset(made), dict(state.hits))
+        return cls(len(messages), observed, frozenset(made), dict(state.hits), state.sides)
 
     def restore(self, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> None:
         del messages[self.messages :]
@@ -81,6 +83,7 @@ class _Checkpoint:
             del getattr(run, name)[length:]
         made.intersection_update(self.made)
         state.hits = dict(self.hits)
+        state.sides = self.sides
 
 
 class ApiLoopRetriever(PullRetriever):
@@ -122,6 +125,8 @@ class ApiLoopRetriever(PullRetriever):
             self.behaviour = fingerprint.current(store.meta(fingerprint.ANALYSIS_META_KEY))
             self.system = store_instructions(store)
         self.index_hash = text_hash(index_text)
+        #: ``(path, title)`` of the documents the index lists: what tells the reading grammar a comparison's sides
+        self.documents = index_entries(index_text)
         if mode == "strict":
             self.system = f"{self.system}\n{STRICT_RULES}\n"
         self.provider = provider or get_provider(
@@ -163,7 +168,7 @@ class ApiLoopRetriever(PullRetriever):
         messages = [Message("user", question)]
         usage = Usage()
         made: set[str] = set()
-        state = ReadingState() if self.reading else None
+        state = ReadingState(question, named_documents(question, self.documents)) if self.reading else None
         before: _Checkpoint | None = None  # where the run stood before the last turn's calls were served
         rolled_back = False  # one roll-back a run: a second full context fails it
         for turn in range(self.max_turns):
@@ -190,7 +195,7 @@ class ApiLoopRetriever(PullRetriever):
                 payload, is_error = self._serve(call.name, call.arguments, made)
                 observe(run, call.name, call.arguments, payload, is_error)
                 if state is not None and call.name == "search":
-                    state.searched(str(call.arguments.get("query", "")), payload, is_error)
+                    state.searched(call.arguments, payload, is_error)
                 text = json.dumps(payload, ensure_ascii=False)
                 messages.append(Message("tool", text, tool_call_id=call.id, is_error=is_error))
         else:
