@@ -20,8 +20,8 @@ from contextpull.eval.apiloop import STRICT_RULES, ApiLoopRetriever
 from contextpull.eval.pull_record import PullRunFailed, unique
 from contextpull.eval.reading_loop import BOUNDED_CHARS
 from contextpull.ops.operations import Ops
-from contextpull.tools.schemas import call_json
 from contextpull.server.app import build_server
+from contextpull.tools.schemas import call_json
 from fakes import AnthropicFake, OpenAIFake, Request
 from fakes import anthropic_server as anth
 from fakes import openai_server as oai
@@ -437,32 +437,34 @@ def test_a_part_whose_best_hits_come_from_two_documents_reads_a_section_of_each(
     assert "answer" in _options(llm.schemas[5])
 
 
-def test_a_question_naming_two_documents_searches_them_and_reads_a_section_of_each(store: Path) -> None:
-    """The sides come from the index, not a plan: the question in the named documents, then a read of each."""
+def test_a_question_naming_two_documents_searches_them_and_reads_the_best_two_of_each(store: Path) -> None:
+    """The sides come from the index, not a plan: the question in the named documents, then each side's best two."""
     question = "What differs between Travel and expense policy (2024) and Travel and expense policy (2025)?"
     documents = ["policies/travel-policy-2024.md", "policies/travel-policy-2025.md"]
     with Ops.open(store) as ops:
         payload, _ = call_json(ops, "search", {"query": question, "in": documents})
     found = [(hit["id"], hit["doc"]) for hit in payload["hits"]]
     first, second = ([sid for sid, doc in found if doc == document][:2] for document in unique(d for _, d in found))
+    order = [first[0], second[0], first[1], second[1]]  # each side's best, then each side's second
     replies = [
         {"action": "search", "arguments": {"query": question, "in": documents}},
-        {"action": "read", "arguments": {"id": first[1]}},  # the model chooses among a side's first two
-        {"action": "read", "arguments": {"id": second[0]}},
-        {"action": "answer", "answer": {"text": "The 2025 edition replaces 2024.", "cite": [first[1]]}},
+        {"action": "read", "arguments": {"id": second[0]}},  # the model may take them in its own order
+        *({"action": "read", "arguments": {"id": sid}} for sid in order if sid != second[0]),
+        {"action": "answer", "answer": {"text": "The 2025 edition replaces 2024.", "cite": [first[0]]}},
     ]
     adapter, llm = _local(store, replies, mode="strict")
-    assert adapter.retrieve(question, 5) == [first[1], second[0]]
-    search, read_1, read_2, answer = (_options(schema) for schema in llm.schemas)
+    assert adapter.retrieve(question, 5) == [second[0], *(sid for sid in order if sid != second[0])]
+    search, *reads, answer = (_options(schema) for schema in llm.schemas)
     assert set(search) == {"search"}  # no plan: the only action is the search of the named documents
     assert search["search"]["properties"]["arguments"]["properties"] == {
         "query": {"const": question},
         "in": {"const": documents},
     }
-    assert set(read_1) == {"read"} and read_1["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == first
-    assert set(read_2) == {"read"} and read_2["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == second
-    assert "answer" in _options(llm.schemas[3]) and set(answer) >= {"answer", "read"}
-    assert adapter.stats()["tool_calls"] == 3
+    offered = [read["read"]["properties"]["arguments"]["properties"]["id"]["enum"] for read in reads]
+    assert all(set(read) == {"read"} for read in reads)  # nothing else until both sides' best two are read
+    assert offered == [order, [sid for sid in order if sid != second[0]], order[2:], order[3:]]
+    assert set(answer) >= {"answer", "read"}
+    assert adapter.stats()["tool_calls"] == 5
 
 
 def test_a_question_naming_one_document_is_planned_by_the_model(store: Path) -> None:
