@@ -467,6 +467,43 @@ def test_a_question_naming_two_documents_searches_them_and_reads_the_best_two_of
     assert adapter.stats()["tool_calls"] == 5
 
 
+def test_a_named_document_the_first_search_shows_no_hit_of_is_searched_again(tmp_path: Path) -> None:
+    """Ten hits of one named page, none of the other: the other is searched on its own, and read too."""
+    from contextpull.ingestion.run import ingest
+
+    corpus = tmp_path / "corpus"
+    (corpus / "docs").mkdir(parents=True)
+    body = "The widget rack beside the storage shelves holds {n} widgets, each in its own slot of the rack. " * 4
+    crowded = "".join(f"## Widget limits {n}\n\n{body.format(n=n)}\n\n" for n in range(20))
+    (corpus / "docs" / "racks.md").write_text(f"# Widget Racks\n\n{crowded}", encoding="utf-8")
+    shelves = "A shelf holds one box. " + "Boxes are stacked two high on every shelf of the room. " * 6
+    (corpus / "docs" / "shelves.md").write_text(f"# Storage Shelves\n\n## Sizes\n\n{shelves}\n", encoding="utf-8")
+    path = tmp_path / "store.sqlite"
+    ingest(corpus, path)
+    question = "Widget limits per widget rack: Widget Racks, Storage Shelves?"  # both named by title
+    with Ops.open(path) as ops:
+        first, _ = call_json(ops, "search", {"query": question, "in": ["docs/racks.md", "docs/shelves.md"]})
+        again, _ = call_json(ops, "search", {"query": question, "in": ["docs/shelves.md"]})
+    assert {hit["doc"] for hit in first["hits"]} == {"docs/racks.md"}  # what the test is about
+    racks = [hit["id"] for hit in first["hits"]][:2]
+    shelf = again["hits"][0]["id"]
+    replies = [
+        {"action": "search", "arguments": {"query": question, "in": ["docs/racks.md", "docs/shelves.md"]}},
+        {"action": "search", "arguments": {"query": question, "in": ["docs/shelves.md"]}},
+        *({"action": "read", "arguments": {"id": sid}} for sid in [racks[0], shelf, racks[1]]),
+        {"action": "answer", "answer": {"text": "Racks hold more.", "cite": [racks[0], shelf]}},
+    ]
+    adapter, llm = _local(path, replies)
+    assert adapter.retrieve(question, 5) == [racks[0], shelf, racks[1]]
+    second_search = _options(llm.schemas[1])["search"]["properties"]["arguments"]["properties"]
+    assert second_search["in"] == {"const": ["docs/shelves.md"]}
+    assert _options(llm.schemas[2])["read"]["properties"]["arguments"]["properties"]["id"]["enum"] == [
+        racks[0],
+        shelf,
+        racks[1],
+    ]
+
+
 def test_a_question_naming_one_document_is_planned_by_the_model(store: Path) -> None:
     """One named document is no comparison: the model plans, as for any question."""
     question = "What does the Travel and expense policy (2025) say about meal allowances?"

@@ -71,11 +71,12 @@ class _Checkpoint:
     made: frozenset[str]
     hits: dict[str, list[tuple[str, str]]]
     sides: list[list[str]] | None
+    unshown: list[str] | None
 
     @classmethod
     def of(cls, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> _Checkpoint:
         observed = {name: len(getattr(run, name)) for name in _OBSERVED}
-        return cls(len(messages), observed, frozenset(made), dict(state.hits), state.sides)
+        return cls(len(messages), observed, frozenset(made), dict(state.hits), state.sides, state.unshown)
 
     def restore(self, run: PullRun, messages: list[Message], made: set[str], state: ReadingState) -> None:
         del messages[self.messages :]
@@ -83,7 +84,7 @@ class _Checkpoint:
             del getattr(run, name)[length:]
         made.intersection_update(self.made)
         state.hits = dict(self.hits)
-        state.sides = self.sides
+        state.sides, state.unshown = self.sides, self.unshown
 
 
 class ApiLoopRetriever(PullRetriever):

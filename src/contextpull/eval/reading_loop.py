@@ -39,7 +39,10 @@ and the projects page's neighbouring section beside the tools page's
 0.900, grammar v4). Instead:
 
 1. **search the named documents**: the question itself, ``in`` the named
-   documents, is the only action;
+   documents, is the only action; when its hits come from one document
+   only (the k8s pair of the semconv docs: ten hits of the entities page,
+   none of the attributes page), it is searched once more ``in`` the named
+   documents that showed no hit, so the second side is found too;
 2. **read each side**: the first :data:`SIDE_READS` hits of each of the
    first :data:`SIDES` documents among its hits must be read, and until
    they are, the only action is ``read`` of one of them (each side's
@@ -79,7 +82,7 @@ SIDES = 2
 #: the hits of each side's document that must be read: its best for the question, and the next
 SIDE_READS = 2
 #: bump when the grammar or its prompt changes: part of a run's cache key
-VERSION = 5
+VERSION = 6
 PLAN_PROMPT = (
     "Work in steps. First reply with a plan: "
     '{"action": "plan", "arguments": {"parts": ["...", "..."]}}: two short search queries. When the question '
@@ -118,21 +121,33 @@ class ReadingState:
     hits: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     #: each side's first hits, from the search of the named documents (``None``: not searched yet)
     sides: list[list[str]] | None = None
+    #: named documents that search showed no hit of, to search again (``None``: not searched yet)
+    unshown: list[str] | None = None
 
     def planned(self, parts: list[str]) -> None:
         self.parts = list(dict.fromkeys(part.strip() for part in parts if part.strip()))[:MAX_PARTS] or ["?"]
 
     def searched(self, arguments: dict[str, Any], payload: dict[str, Any], is_error: bool) -> None:
         found = [] if is_error else payload.get("hits", [])
-        if self.documents and self.sides is None and arguments.get("in") == self.documents:
-            self.sides = [
-                [hit["id"] for hit in found if hit["doc"] == document][:SIDE_READS]
-                for document in unique(hit["doc"] for hit in found)[:SIDES]
-            ]
+        side_filter = self.side_filter()
+        if side_filter is not None and arguments.get("in") == side_filter:
+            shown = unique(hit["doc"] for hit in found)
+            sides = [[hit["id"] for hit in found if hit["doc"] == document][:SIDE_READS] for document in shown]
+            self.sides = [*(self.sides or []), *sides][:SIDES]
+            self.unshown = [] if self.unshown is not None else [doc for doc in self.documents if doc not in shown]
             return
         query = str(arguments.get("query", ""))
         if self.parts is not None and query in self.parts and query not in self.hits:
             self.hits[query] = [(hit["id"], hit["doc"]) for hit in found]
+
+    def side_filter(self) -> list[str] | None:
+        """The documents the next search must be in: all named ones first, then those it showed no hit of
+        while fewer than :data:`SIDES` documents were found; ``None`` once the sides are known."""
+        if not self.documents:
+            return None
+        if self.sides is None:
+            return self.documents
+        return self.unshown if self.unshown and len(self.sides) < SIDES else None
 
     def unread_sides(self, run: PullRun) -> list[str]:
         """The sides' sections still to read: every side's best first, then every side's second."""
@@ -162,8 +177,9 @@ class ReadingState:
     def schema(self, run: PullRun, *, last_turn: bool) -> dict[str, Any]:
         """The grammar of the next turn."""
         if self.documents:
-            if self.sides is None:
-                return action_schema(_side_search(self.question, self.documents))
+            side_filter = self.side_filter()
+            if side_filter is not None:
+                return action_schema(_side_search(self.question, side_filter))
             waiting = self.unread_sides(run)
         elif self.parts is None:
             return action_schema(_PLAN_TOOL)
