@@ -564,6 +564,33 @@ def test_an_answer_stopped_by_a_full_context_is_asked_again_without_the_last_rea
     assert set(_options(llm.schemas[6])) == {"answer"}
 
 
+def test_an_answer_that_still_fills_the_context_rolls_back_one_read_more(store: Path) -> None:
+    """The semconv k8s pair: four long reads; without the last the answer still filled the window."""
+    found = hits(store, "retention period")
+    replies = [
+        {"action": "plan", "arguments": {"parts": ["retention period", "zzzqqq"]}},
+        {"action": "search", "arguments": {"query": "retention period"}},
+        {"action": "search", "arguments": {"query": "zzzqqq"}},
+        {"action": "read", "arguments": {"id": found[0]}},
+        {"action": "read", "arguments": {"id": found[1]}},
+        {"action": "read", "arguments": {"id": found[2]}},
+        FILLED,  # the turn after the third read
+        FILLED,  # the answer without the third read
+        {"action": "answer", "answer": {"text": "21 days.", "cite": [found[0]]}},
+    ]
+    adapter, llm = _local(store, replies)
+    run = adapter.run(QUESTION)
+    assert run.error is None and run.answer == f"21 days. [{found[0]}]"
+    assert [call.name for call in run.tool_calls] == ["search", "search", "read"]  # two reads undone
+    assert set(_options(llm.schemas[7])) == set(_options(llm.schemas[8])) == {"answer"}
+
+
+def test_a_full_context_after_every_turn_was_rolled_back_fails_the_run(store: Path) -> None:
+    replies = [{"action": "plan", "arguments": {"parts": ["retention period", "zzzqqq"]}}, *[FILLED] * 3]
+    adapter, _ = _local(store, replies)
+    assert "context window filled" in str(adapter.run(QUESTION).error)
+
+
 def test_a_reply_cut_off_at_max_tokens_is_asked_again_with_its_strings_bounded(store: Path) -> None:
     found = hits(store, "retention period")
     replies = [

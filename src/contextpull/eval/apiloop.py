@@ -170,8 +170,9 @@ class ApiLoopRetriever(PullRetriever):
         usage = Usage()
         made: set[str] = set()
         state = ReadingState(question, named_documents(question, self.documents)) if self.reading else None
-        before: _Checkpoint | None = None  # where the run stood before the last turn's calls were served
-        rolled_back = False  # one roll-back a run: a second full context fails it
+        #: where the run stood before each turn's calls were served, oldest first
+        checkpoints: list[_Checkpoint] = []
+        rolled_back = False  # one roll-back a run: a full context after it fails the run
         for turn in range(self.max_turns):
             schema = state.schema(run, last_turn=turn == self.max_turns - 1) if state is not None else None
             try:
@@ -179,14 +180,17 @@ class ApiLoopRetriever(PullRetriever):
             except PullRunFailed as err:
                 if state is None or schema is None:
                     raise
-                completion = self._recover(err, provider, messages, schema, (run, made, state), before)
+                completion = self._recover(err, provider, messages, schema, (run, made, state), checkpoints)
                 rolled_back = rolled_back or isinstance(err.__cause__, ContextFull)
             usage += completion.usage
             run.turns += 1
             if not completion.tool_calls:
                 run.answer = self._answer_text(completion.text)
                 break
-            before = None if rolled_back or state is None else _Checkpoint.of(run, messages, made, state)
+            if rolled_back or state is None:
+                checkpoints.clear()
+            else:
+                checkpoints.append(_Checkpoint.of(run, messages, made, state))
             messages.append(Message("assistant", completion.text, tool_calls=completion.tool_calls))
             for call in completion.tool_calls:
                 if state is not None and call.name == reading_loop.PLAN:  # a model turn, not a tool call
@@ -212,24 +216,31 @@ class ApiLoopRetriever(PullRetriever):
         messages: list[Message],
         schema: dict[str, Any],
         where: tuple[PullRun, set[str], ReadingState],
-        before: _Checkpoint | None,
+        checkpoints: list[_Checkpoint],
     ) -> Any:
         """The turn again after a small model's two ways of failing one (or ``err`` raised again).
 
         A reply cut off at ``max_tokens`` (the model rambled inside its JSON)
         is asked again with every free string bounded. A request beyond the
         context window (a long section read into a small context), or a
-        reply that filled what the window had left, rolls the run back to before the last turn's calls, as if they were never made
-        (their results were never seen, so they are not counted), and asks
-        for the answer from what was read by then.
+        reply that filled what the window had left, rolls the run back to
+        before the last turn's calls, as if they were never made (their
+        results were never seen, so they are not counted), and asks for the
+        answer from what was read by then; when that answer fills the window
+        too, one turn more is rolled back, and so on while turns remain. (The
+        semconv k8s pair read four long table sections: rolled back one read,
+        its answer still filled the window, and the run failed.)
         """
         run, made, state = where
         cause = err.__cause__
         if isinstance(cause, ReplyCutOff):
             return self._complete(provider, messages, reading_loop.bounded(schema))
-        if isinstance(cause, ContextFull) and before is not None:
-            before.restore(run, messages, made, state)
-            return self._complete(provider, messages, state.schema(run, last_turn=True))
+        while isinstance(cause, ContextFull) and checkpoints:
+            checkpoints.pop().restore(run, messages, made, state)
+            try:
+                return self._complete(provider, messages, state.schema(run, last_turn=True))
+            except PullRunFailed as again:
+                err, cause = again, again.__cause__
         raise err
 
     def _serve(self, name: str, arguments: dict[str, Any], made: set[str]) -> tuple[dict[str, Any], bool]:
