@@ -107,6 +107,8 @@ def test_pointers_never_bodies_and_snippets_mark_terms(ops: Ops) -> None:
     hit = ops.search("cache lives").hits[0]
     data = hit.to_dict()
     assert "text" not in data
+    # The tool result shows the order and how each hit matched, never the relevance score (ADR 027).
+    assert "score" not in data and data["match"] in {"phrase", "all", "any"} and hit.score > 0
     assert f"{MARK}cache{MARK}" in data["snippet"] and f"{MARK}lives{MARK}" in data["snippet"]
     assert not data["snippet"].startswith("#")  # the section's own heading is left out
 

@@ -55,7 +55,10 @@ class SearchHit:
 
     ``match`` says how it matched: ``phrase`` (the query's words in a row),
     ``all`` (every word, or a form of it) or ``any`` (some word), or ``vector`` for a hybrid hit found only by its
-    vector. ``score`` never increases down a result list.
+    vector. ``score`` never increases down a result list. It is for callers of the library (a fusion, a
+    threshold of their own) and the CLI's text; the tool result (``to_dict``) carries the order and ``match``
+    only: a relevance score has no unit a model could use, and a change to the analysis would change every
+    score a recorded run was shown (docs/adr/027-tool-results-show-order-not-score.md).
     """
 
     id: str
@@ -70,7 +73,6 @@ class SearchHit:
 
     def to_dict(self) -> dict[str, Any]:
         out = _pointer(self.id, self.doc, self.heading_path, self.kind, self.pages, self.url)
-        out["score"] = self.score
         out["match"] = self.match
         if self.snippet is not None:
             out["snippet"] = self.snippet
