@@ -33,6 +33,14 @@ def test_camel_and_pascal_case_are_split(word: str, pieces: list[str]) -> None:
     assert identifiers(f"see {word} here") == [word.casefold()]
 
 
+def test_a_camel_case_part_of_a_dotted_name_is_indexed_whole() -> None:
+    terms = index_terms("pydantic.utils.GetterDict")
+    assert terms[0] == "pydantic.utils.getterdict"
+    assert "getterdict" in terms and {"getter", "dict"} <= set(terms)
+    assert analyse_query("GetterDict").parts[0].term in terms  # the name typed alone finds the path
+    assert "urlpath" not in index_terms("url_path")  # only a camelCase part is a name of its own
+
+
 def test_plain_words_are_not_identifiers() -> None:
     assert identifiers("The Cache is fine. Python 3 and uv.") == []
     assert index_terms("Hello") == ["hello"]

@@ -6,10 +6,11 @@ import sqlite3
 from pathlib import Path
 
 from contextpull import Ops, ingest
-from contextpull.analysis.section_terms import front_matter_length
+from contextpull.analysis.section_terms import front_matter_description, front_matter_length
 
 PAGE = """---
 title: Pump setup
+description: "How to ready a quagga pump for its first run."
 redirect_from:
   - /articles/zebrafrontword/
 ---
@@ -36,6 +37,9 @@ def test_front_matter_is_not_searched_or_shown_but_grep_and_read_keep_it(make_co
         assert [match.id for match in ops.grep("zebrafrontword").matches] == ["notes.txt#0", "pump.md#0"]
         assert ops.read("pump.md#0").section.text.startswith("---\ntitle: Pump setup")
         assert ops.index().text.count("Pump setup") == 1  # the front matter title names the document
+        # What the author says the page is about is searchable, and still never shown as a snippet.
+        described = ops.search("quagga").hits
+        assert [hit.id for hit in described] == ["pump.md#0"] and "quagga" not in (described[0].snippet or "")
 
 
 def test_a_changed_page_with_front_matter_is_replaced_cleanly(make_corpus, tmp_path: Path) -> None:
@@ -58,3 +62,16 @@ def test_front_matter_length_needs_both_fences_at_the_start() -> None:
     assert front_matter_length("text\n---\na\n---\n") == 0
     assert front_matter_length("---\nnever closed\n") == 0
     assert front_matter_length("----\na\n----\n") == 0
+
+
+def test_only_one_line_describing_values_are_searchable() -> None:
+    block = """---
+title: 'Pump setup'
+description: >
+  folded text stays out
+summary: Priming and venting.
+layout: zebra
+---
+"""
+    assert front_matter_description(block) == "Pump setup\nPriming and venting."
+    assert front_matter_description("---\nlayout: page\n---\n") == ""

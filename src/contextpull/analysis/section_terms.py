@@ -7,6 +7,7 @@ stored text to delete a section. Both must agree, so there is one function.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -52,6 +53,22 @@ def front_matter_length(text: str) -> int:
     return 0
 
 
+#: front matter keys whose one-line value says what a document is about; the rest
+#: (``redirect_from``, ``layout``, ``tags``, dates) stays out of the index
+_DESCRIBING = re.compile(r"^(?:title|description|summary):(.*)$", re.MULTILINE)
+
+
+def front_matter_description(block: str) -> str:
+    """The one-line ``title``, ``description`` and ``summary`` values of a front matter ``block``, a line each.
+
+    Search finds a document by what its author says it is about ("A guide to
+    using uv with the Dependabot dependency bot"); a block scalar (``|``,
+    ``>``) or any other key is left out, quotes around a value are dropped.
+    """
+    values = (value.strip() for value in _DESCRIBING.findall(block))
+    return "\n".join(value.strip("'\"") for value in values if value and value[0] not in "|>")
+
+
 def has_front_matter(format: str, ordinal: int) -> bool:
     """Whether a section may start with front matter: a Markdown document's first."""
     return ordinal == 0 and format == "markdown"
@@ -74,11 +91,15 @@ def search_fields(
     indexed with its body), as ``read`` shows it; grep stays exact to the
     section's own text. Identifiers are those of the heading path and the
     body, whole. With ``front_matter`` (a Markdown document's first section)
-    a leading front matter block is left out of the body: grep still finds
-    it, as it is in the file.
+    a leading front matter block is left out of the body but for its title,
+    description and summary (:func:`front_matter_description`): grep still
+    finds all of it, as it is in the file.
     """
     heading = HEADING_SEPARATOR.join(heading_path)
-    body = text[front_matter_length(text) :] if front_matter else text
+    body = text
+    if front_matter and (length := front_matter_length(text)):
+        described = front_matter_description(text[:length])
+        body = f"{described}\n{text[length:]}" if described else text[length:]
     body = f"{table_header}{body}" if table_header else body
     # One pass per field for terms and identifiers alike; the identifiers of
     # "heading\nbody" are the heading's then the body's (whitespace splits them).

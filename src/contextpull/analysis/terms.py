@@ -39,7 +39,7 @@ from operator import itemgetter
 from typing import Any
 
 #: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
-ANALYSIS_VERSION = "3"
+ANALYSIS_VERSION = "4"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 _TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
@@ -182,10 +182,14 @@ def _token_terms(raw: str) -> tuple[str, ...]:
         if camel:
             return (token, *_with_stems([piece.casefold() for piece in camel]))
         return (token, *_with_stems([token])[1:])
-    pieces = [piece.casefold() for part in _split(raw) for piece in (_camel_pieces(part) or [part])]
+    parts = _split(raw)
+    pieces = [piece.casefold() for part in parts for piece in (_camel_pieces(part) or [part])]
     bare = token.lstrip("-/")
     head = (token, bare) if bare != token and len(pieces) > 1 else (token,)
-    return (*head, *_with_stems(pieces))
+    # A camelCase part of a longer name is a name in its own right (`GetterDict` of
+    # `pydantic.utils.GetterDict`): indexed whole too, so the name typed alone finds the path.
+    names = [part.casefold() for part in parts if _camel_pieces(part)] if len(parts) > 1 else []
+    return (*head, *_with_stems(pieces), *names)
 
 
 def token_spans(text: str) -> Iterator[tuple[int, int]]:
