@@ -154,6 +154,8 @@ def test_type_a_query_open_the_first_hit_and_follow_a_neighbour(browser, page: S
     first = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ol.hits li a[data-id]")))
     assert "q=Currency+not+supported" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "ol.hits mark")  # matched terms are marked in the snippets
+    meta = browser.find_element(By.CSS_SELECTOR, "ol.hits li .meta").text
+    assert meta.split(" · ")[1] in {"phrase", "all", "any"} and "undefined" not in meta  # the tool's fields only
     shots = screenshots(tmp_path)
     browser.save_screenshot(str(shots / "ui-search.png"))
 

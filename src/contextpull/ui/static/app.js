@@ -162,7 +162,7 @@ function renderSearch(params, payload, ok) {
   if (payload.hint) notes.push(el("p", { class: payload.weak ? "hint weak" : "hint", role: "status" }, payload.hint));
   const items = payload.hits.map((hit) => el("li", { "data-id": hit.id },
     el("div", {}, idLink(hit.id, hit.heading_path.join(" › ") || hit.id), " ",
-      el("span", { class: "meta" }, `${hit.kind} · ${hit.match} · score ${hit.score}` + (hit.pages ? ` · pages ${hit.pages.join("–")}` : ""))),
+      el("span", { class: "meta" }, `${hit.kind} · ${hit.match}` + (hit.pages ? ` · pages ${hit.pages.join("–")}` : ""))),
     el("div", { class: "id" }, hit.id),
     hit.snippet ? el("p", { class: "snippet" }, marked(hit.snippet)) : null));
   show(
