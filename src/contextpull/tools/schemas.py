@@ -90,10 +90,10 @@ TOOLS: list[Schema] = [
     _tool(
         "search",
         "Ranked pointers to the sections that match some words: id, document, heading path, kind, "
-        "pages (PDF only), match (phrase: the words in a row; all: every word; any: some; vector: by meaning) "
-        "and a snippet with matched terms in **bold**, never the full text. Best first: rare words count most, "
-        "a heading or title match more than the text, an exact phrase or identifier gets a bonus. weak: true means no strong match (the corpus lacks the query's key words): "
-        "rephrase or grep rather than read these hits as the answer.",
+        "pages (PDF only), how it matched (phrase, all, any or vector) and a snippet with matched terms in "
+        "**bold**, never the full text. Ordered by relevance: rare words count most, a heading or title match "
+        "more than the text, an exact phrase or identifier gets a bonus. weak: true means no strong match (the "
+        "corpus lacks the query's key words): rephrase or grep rather than read these hits as the answer.",
         {
             "query": _string(
                 QUERY_LENGTH,
