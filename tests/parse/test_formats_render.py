@@ -47,6 +47,14 @@ def test_html_keeps_a_page_header_with_the_title_and_reads_definition_lists() ->
     assert "Site banner" not in text
 
 
+def test_html_table_caption_is_a_paragraph_above_the_table() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    page = "<main><table><caption> Loader\n flags </caption><tr><th>Flag</th></tr><tr><td>-q</td></tr></table></main>"
+    assert html.render(page).text == "Loader flags\n\n| Flag |\n|---|\n| -q |\n\n"
+
+
 def test_xlsx_title_rows_above_the_header_are_paragraphs(tmp_path: Path) -> None:
     openpyxl = pytest.importorskip("openpyxl", reason="needs the office extra")
     from contextpull.parse import xlsx

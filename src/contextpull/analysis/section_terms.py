@@ -8,7 +8,7 @@ stored text to delete a section. Both must agree, so there is one function.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ..records import HEADING_SEPARATOR, ParsedDocument
@@ -69,6 +69,32 @@ def front_matter_description(block: str) -> str:
     return "\n".join(value.strip("'\"") for value in values if value and value[0] not in "|>")
 
 
+#: a table's caption is the paragraph just above it when that paragraph is at most this long
+MAX_CAPTION_CHARS = 300
+
+
+def table_caption(texts: Sequence[str], ordinal: int, header_row: str) -> str:
+    """The caption of the table whose header row is ``header_row`` in section ``ordinal`` of ``texts``.
+
+    Writers name a table in the line above it ("Table 3: Supported flags",
+    "The following options are accepted:", an HTML ``<caption>``). That is
+    the short paragraph just above the header row, or, when the header row
+    starts its section (a long section cut just before its table), the one
+    that ends the section before. A heading, list, code fence or another
+    table above is not a caption; nor is a paragraph longer than
+    :data:`MAX_CAPTION_CHARS`.
+    """
+    text = texts[ordinal]
+    at = text.find(header_row) if header_row else -1
+    if at < 0:
+        return ""
+    above = (text[:at] if at else texts[ordinal - 1] if ordinal else "").rstrip()
+    paragraph = above[above.rfind("\n\n") + 1 :].strip() if "\n\n" in above else above.strip()
+    if not paragraph or len(paragraph) > MAX_CAPTION_CHARS or paragraph[0] in "#|`-*+>" or "\n#" in paragraph:
+        return ""
+    return paragraph
+
+
 def has_front_matter(format: str, ordinal: int) -> bool:
     """Whether a section may start with front matter: a Markdown document's first."""
     return ordinal == 0 and format == "markdown"
@@ -82,14 +108,16 @@ def search_fields(
     table_header: str | None = None,
     *,
     front_matter: bool = False,
+    caption: str = "",
 ) -> SearchFields:
     """The search fields of one section, on insert and on delete alike.
 
     The title field holds the document's title and its path: people name a
     document by either (``errors.md``, "the errors page"). A table
     continuation is searchable by its column names too (its header row is
-    indexed with its body), as ``read`` shows it; grep stays exact to the
-    section's own text. Identifiers are those of the heading path and the
+    indexed with its body), as ``read`` shows it; a table section by its
+    ``caption`` (:func:`section_caption`), which ``read`` does not show; grep stays exact
+    to the section's own text. Identifiers are those of the heading path and the
     body, whole. With ``front_matter`` (a Markdown document's first section)
     a leading front matter block is left out of the body but for its title,
     description and summary (:func:`front_matter_description`): grep still
@@ -101,6 +129,7 @@ def search_fields(
         described = front_matter_description(text[:length])
         body = f"{described}\n{text[length:]}" if described else text[length:]
     body = f"{table_header}{body}" if table_header else body
+    body = f"{caption}\n{body}" if caption else body
     # One pass per field for terms and identifiers alike; the identifiers of
     # "heading\nbody" are the heading's then the body's (whitespace splits them).
     heading_terms, heading_ids = index_text_and_identifiers(heading)
@@ -127,6 +156,7 @@ def trigram_text(text: str) -> str:
 
 def document_fields(doc: ParsedDocument) -> tuple[SearchFields, ...]:
     """The search fields of every section of ``doc``, in order: in an ingest worker or in the writer."""
+    texts = [s.text for s in doc.sections]
     return tuple(
         search_fields(
             s.heading_path,
@@ -135,6 +165,24 @@ def document_fields(doc: ParsedDocument) -> tuple[SearchFields, ...]:
             s.text,
             s.table_header,
             front_matter=has_front_matter(doc.format, s.ordinal),
+            caption=section_caption(texts, s.ordinal, s.table_header, s.header_ordinal),
         )
         for s in doc.sections
     )
+
+
+def section_caption(texts: Sequence[str], ordinal: int, table_header: str | None, header_ordinal: int | None) -> str:
+    """The caption a table section is searchable by when its own text lacks it; "" for any other section.
+
+    ``texts`` are its document's section texts by ordinal. A continuation
+    (``table_header`` set) takes its table's caption; a section that starts
+    with a table's header row takes the paragraph ending the section before.
+    Search gains what the reader of the whole page sees above the rows;
+    ``read`` and grep stay exact to the section's own text.
+    """
+    if table_header and header_ordinal is not None and 0 <= header_ordinal < len(texts):
+        return table_caption(texts, header_ordinal, table_header.split("\n", 1)[0])
+    text = texts[ordinal]
+    if ordinal and text.startswith("|"):
+        return table_caption(texts, ordinal, text.split("\n", 1)[0])
+    return ""

@@ -21,10 +21,12 @@
    the query's parts. The lexical ranking that hybrid search fuses is
    :attr:`Ranking.sections`: always the whole pool, best first.
 3. **Bonuses.** Among the best :data:`POOL` sections, one holding the
-   query's words as an exact phrase, or the identifiers the query names
-   exactly, has its relevance raised by :data:`PHRASE_BONUS` and
-   :data:`IDENTIFIER_BONUS` (shares of its own relevance, so they reorder
-   near neighbours, never lift a weak match over a much stronger one).
+   query's words as an exact phrase, the identifiers the query names
+   exactly, or a table row that answers the whole query (:mod:`.table_rows`:
+   BM25 divides by the length of a long table, not of the row that answers)
+   has its relevance raised by :data:`PHRASE_BONUS`, :data:`IDENTIFIER_BONUS`
+   and :data:`ROW_BONUS` (shares of its own relevance, so they reorder near
+   neighbours, never lift a weak match over a much stronger one).
 4. **Ties** go to document order (path, then ordinal), so the order is total.
 
 The pool never depends on how many hits the caller wants, so the top k is
@@ -42,10 +44,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.terms import Query, QueryPart
+from ..analysis.terms import Query, QueryPart, index_terms
 from ..records import HEADING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
+from .table_rows import TABLE_KINDS, row_answers
 
 #: BM25F field weights: a heading names what a section is about, a title (and path) what its
 #: document is about, an identifier is a name the text defines or uses; set by role, not fitted
@@ -60,6 +63,7 @@ SAMPLED_TERMS = 2
 MAX_EXPANSIONS = 50
 PHRASE_BONUS = 0.5
 IDENTIFIER_BONUS = 0.5
+ROW_BONUS = 0.5
 #: FTS5's own IDF floor: its ``bm25`` scores a term held by half the sections or more with this IDF
 _FTS5_MIN_IDF = 1e-6
 
@@ -135,17 +139,55 @@ def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None)
     # Only a section holding every part can hold them as a phrase.
     texts = store.section_texts(sorted(covered)) if pattern and covered else {}
     wanted = sum(part.identifier and not part.prefix for part in query.content)
+    in_rows = _answered_by_a_row(
+        store, [row for row in rows if row.section.rowid in covered], _row_terms(query, parts, counts)
+    )
     ranked = []
     for row in rows:
         rowid = row.section.rowid
         heading = HEADING_SEPARATOR.join(row.section.heading_path)
         in_phrase = rowid in texts and bool(pattern and pattern.search(f"{heading}\n{texts[rowid]}"))
         exact = named[rowid] / wanted if wanted else 0.0
-        score = row.score * (1.0 + PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact)
+        bonus = PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
+        score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
     ranked.sort(key=lambda hit: (-hit.score, hit.section.path, hit.section.ordinal))
     return Ranking(ranked, frozenset(terms), capped)
+
+
+def _row_terms(query: Query, parts: list[PartTerms], counts: dict[str, int]) -> list[frozenset[str]]:
+    """The index terms that hold each content part of ``query`` in a table row or a heading.
+
+    A word is held by its stem as by its form; an identifier the index holds
+    is held only whole (``gcp.apphub.application.location``, not by ``gcp``,
+    which the heading "GCP - AppHub Attributes" names for every row).
+    """
+    out = []
+    for part, terms in zip(query.content, parts, strict=True):
+        whole = part.identifier and any(counts.get(term) for term in terms.exact)
+        out.append(frozenset(terms.exact if whole else terms.all))
+    return out
+
+
+def _answered_by_a_row(store: StoreReader, rows: list[queries.RankedRow], parts: list[frozenset[str]]) -> set[int]:
+    """The row ids of ``rows`` (sections holding every query part) where one table row answers the query.
+
+    See :mod:`.table_rows`: the heading path, title and path say what every
+    row is about, and one row with its header holds the rest.
+    """
+    tabled = [row for row in rows if row.section.kind in TABLE_KINDS]
+    if not tabled or len(parts) < 2:
+        return set()
+    tables = store.section_tables(row.section.rowid for row in tabled)
+    found = set()
+    for row in tabled:
+        text, header = tables[row.section.rowid]
+        heading = " ".join(row.section.heading_path)
+        context = frozenset(index_terms(f"{heading}\n{row.title}\n{row.section.path}"))
+        if row_answers(text, header, parts, context):
+            found.add(row.section.rowid)
+    return found
 
 
 def _candidates(

@@ -8,7 +8,8 @@ container (Sphinx, MkDocs, Read the Docs, Docusaurus), else ``<body>``;
 dropped inside it too, and so is a ``header`` without a heading (a page
 header holding the title, as Docusaurus writes it, stays). Within it: ``h1``-``h6`` are headings,
 ``pre`` is fenced code (language from a ``language-*`` or ``highlight-*``
-class), tables keep their first row (or ``thead``) as the header, lists keep
+class), tables keep their first row (or ``thead``) as the header and their
+``caption`` as a paragraph above them, lists keep
 their nesting, admonitions (``.admonition``, ``.note``, ``.warning``, ...)
 are quoted with their title, and everything else is read as paragraphs.
 The page ``<title>`` is the document title when the page has no ``h1``.
@@ -145,6 +146,9 @@ class _Walker:
         elif name == "pre":
             self.writer.code(element.get_text(), _language(element))
         elif name == "table":
+            caption = element.find("caption", recursive=False)
+            if caption is not None and (text := " ".join(caption.get_text().split())):
+                self.writer.paragraph(text)  # where a reader sees it: above the table it names
             self.writer.table(_table_rows(element))
         elif name in ("ul", "ol"):
             entries: list[tuple[int, str]] = []

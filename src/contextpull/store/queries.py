@@ -382,6 +382,13 @@ def section_texts(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, 
     return {rowid: text for rowid, text in conn.execute(sql, ids)}
 
 
+def section_tables(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, tuple[str, str | None]]:
+    """``(text, table header)`` of the given sections, by row id (to look for the row that answers a query)."""
+    ids = list(rowids)
+    sql = f"SELECT id, text, table_header FROM sections WHERE id IN ({_marks(len(ids))})"
+    return {rowid: (text, header) for rowid, text, header in conn.execute(sql, ids)}
+
+
 def section_by_sid(conn: sqlite3.Connection, sid: str) -> SectionRow | None:
     row = conn.execute(f"SELECT {_SECTION_COLUMNS} FROM sections s WHERE s.sid = ?", (sid,)).fetchone()
     return _row(row) if row else None

@@ -56,6 +56,9 @@ class StoreReader:
     def section_texts(self, rowids: Iterable[int]) -> dict[int, str]:
         return queries.section_texts(self._conn, rowids)
 
+    def section_tables(self, rowids: Iterable[int]) -> dict[int, tuple[str, str | None]]:
+        return queries.section_tables(self._conn, rowids)
+
     def section_total(self) -> int:
         return queries.section_total(self._conn)
 

@@ -24,7 +24,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ..analysis.section_terms import SearchFields, document_fields, has_front_matter, search_fields
+from ..analysis.section_terms import (
+    SearchFields,
+    document_fields,
+    has_front_matter,
+    search_fields,
+    section_caption,
+)
 from ..errors import FormatVersionError, StoreLocked, StoreUnwritable
 from ..records import ParsedDocument, Section
 from .connection import (
@@ -299,11 +305,13 @@ class StoreWriter:
             return
         (doc_id,) = row
         fts_rows, tri_rows = [], []
-        for sid, heading_json, title, text, table_header, ordinal, format in conn.execute(
-            "SELECT s.id, s.heading_path, d.title, s.text, s.table_header, s.ordinal, d.format FROM sections s"
-            " JOIN documents d ON d.doc_id = s.doc_id WHERE s.doc_id = ?",
+        stored = conn.execute(
+            "SELECT s.id, s.heading_path, d.title, s.text, s.table_header, s.header_ordinal, s.ordinal, d.format"
+            " FROM sections s JOIN documents d ON d.doc_id = s.doc_id WHERE s.doc_id = ? ORDER BY s.ordinal",
             (doc_id,),
-        ):
+        ).fetchall()
+        texts = [row[3] for row in stored]
+        for sid, heading_json, title, text, table_header, header_ordinal, ordinal, format in stored:
             fields = search_fields(
                 json.loads(heading_json),
                 title,
@@ -311,6 +319,7 @@ class StoreWriter:
                 text,
                 table_header,
                 front_matter=has_front_matter(format, ordinal),
+                caption=section_caption(texts, ordinal, table_header, header_ordinal),
             )
             fts_rows.append((sid, *fields[:4]))
             tri_rows.append((sid, fields.folded))
