@@ -118,6 +118,12 @@ def test_stopwords_are_marked_and_dropped_from_the_content() -> None:
     assert analyse_query("!!! ?").parts == ()
 
 
+def test_what_a_contraction_leaves_is_a_stopword() -> None:
+    """ "isn't" is tokenised as isn + t: both rare in prose, so they outweighed the question's topic."""
+    query = analyse_query("Why isn't left-to-right the default? Don't we'll?")
+    assert [p.term for p in query.content] == ["left-to-right", "default"]
+
+
 def test_compiled_stemmer_agrees_with_the_pure_python_one() -> None:
     """PyStemmer (a dependency, for speed) must stem exactly like snowballstemmer's own Python code:
     a store's terms must not depend on which of the two a machine loaded."""
