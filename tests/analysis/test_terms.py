@@ -119,7 +119,7 @@ def test_stopwords_are_marked_and_dropped_from_the_content() -> None:
 
 
 def test_what_a_contraction_leaves_is_a_stopword() -> None:
-    """ "isn't" is tokenised as isn + t: both rare in prose, so they outweighed the question's topic."""
+    """The tokeniser splits "isn't" into isn + t: both rare in prose, so they outweighed the question's topic."""
     query = analyse_query("Why isn't left-to-right the default? Don't we'll?")
     assert [p.term for p in query.content] == ["left-to-right", "default"]
 

@@ -6,7 +6,7 @@ BM25 divides a term's weight by the length of the section holding it, so a
 prose that uses the same words in passing. The row is the unit that answers
 such a question; :func:`row_answers` says when a section holds one, and
 ``ranking`` raises such a section as it raises an exact phrase
-(docs/adr/011-search-terms-and-ranking.md).
+(docs/adr/028-table-rows-and-captions.md).
 """
 
 from __future__ import annotations
