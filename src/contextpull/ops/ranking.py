@@ -136,17 +136,20 @@ def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None)
     covered = {hit.rowid for hit in found if hit.parts == len(parts) and not capped}
     named = {hit.rowid: hit.named for hit in found}
     pattern = _phrase_pattern(query)
-    # Only a section holding every part can hold them as a phrase.
-    texts = store.section_texts(sorted(covered)) if pattern and covered else {}
+    # Only a section holding every part can hold them as a phrase, or have a table row that
+    # answers the query (a question of two parts or more); one read serves both checks.
+    tabled = [
+        row for row in rows if len(parts) >= 2 and row.section.rowid in covered and row.section.kind in TABLE_KINDS
+    ]
+    read = sorted(covered) if pattern else [row.section.rowid for row in tabled]
+    stored = store.section_tables(read) if read else {}
+    in_rows = _answered_by_a_row(tabled, _row_terms(query, parts, counts), stored)
     wanted = sum(part.identifier and not part.prefix for part in query.content)
-    in_rows = _answered_by_a_row(
-        store, [row for row in rows if row.section.rowid in covered], _row_terms(query, parts, counts)
-    )
     ranked = []
     for row in rows:
         rowid = row.section.rowid
         heading = HEADING_SEPARATOR.join(row.section.heading_path)
-        in_phrase = rowid in texts and bool(pattern and pattern.search(f"{heading}\n{texts[rowid]}"))
+        in_phrase = bool(pattern and rowid in stored and pattern.search(f"{heading}\n{stored[rowid][0]}"))
         exact = named[rowid] / wanted if wanted else 0.0
         bonus = PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
         score = row.score * (1.0 + bonus)
@@ -170,19 +173,18 @@ def _row_terms(query: Query, parts: list[PartTerms], counts: dict[str, int]) -> 
     return out
 
 
-def _answered_by_a_row(store: StoreReader, rows: list[queries.RankedRow], parts: list[frozenset[str]]) -> set[int]:
-    """The row ids of ``rows`` (sections holding every query part) where one table row answers the query.
+def _answered_by_a_row(
+    tabled: list[queries.RankedRow], parts: list[frozenset[str]], stored: dict[int, tuple[str, str | None]]
+) -> set[int]:
+    """The row ids of ``tabled`` (table sections holding every query part) where one table row answers the query.
 
     See :mod:`.table_rows`: the heading path, title and path say what every
-    row is about, and one row with its header holds the rest.
+    row is about, and one row with its header holds the rest. ``stored``
+    holds each section's text and table header.
     """
-    tabled = [row for row in rows if row.section.kind in TABLE_KINDS]
-    if not tabled or len(parts) < 2:
-        return set()
-    tables = store.section_tables(row.section.rowid for row in tabled)
     found = set()
     for row in tabled:
-        text, header = tables[row.section.rowid]
+        text, header = stored[row.section.rowid]
         heading = " ".join(row.section.heading_path)
         context = frozenset(index_terms(f"{heading}\n{row.title}\n{row.section.path}"))
         if row_answers(text, header, parts, context):
