@@ -193,9 +193,10 @@ class Ops(Closeable):
                         raise
                     fix = f"; {err.suggestion}" if err.suggestion else ""
                     fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
-            ranking = rank(store, analysed, doc_ids)
+            compared = named_things(analysed)
+            ranking = rank(store, analysed, doc_ids, compared)
             # Two things named, and room for the place a side's best section takes (ops/sides.py).
-            things = named_things(analysed) if limit >= SIDE_SLOT else None
+            things = compared if limit >= SIDE_SLOT else None
             if query_vector is None:
                 chosen = cover_sides(store, analysed, things, ranking.sections, doc_ids)[:limit]
             elif things is None:

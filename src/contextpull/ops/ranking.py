@@ -22,11 +22,13 @@
    :attr:`Ranking.sections`: always the whole pool, best first.
 3. **Bonuses.** Among the best :data:`POOL` sections, one holding the
    query's words as an exact phrase, the identifiers the query names
-   exactly, or a table row that answers the whole query (:mod:`.table_rows`:
-   BM25 divides by the length of a long table, not of the row that answers)
-   has its relevance raised by :data:`PHRASE_BONUS`, :data:`IDENTIFIER_BONUS`
-   and :data:`ROW_BONUS` (shares of its own relevance, so they reorder near
-   neighbours, never lift a weak match over a much stronger one).
+   exactly, a table row that answers the whole query (:mod:`.table_rows`:
+   BM25 divides by the length of a long table, not of the row that answers),
+   or, for a query comparing two things, a heading or title that announces
+   a comparison over a section holding both, has its relevance raised by
+   :data:`PHRASE_BONUS`, :data:`IDENTIFIER_BONUS`, :data:`ROW_BONUS` and
+   :data:`COMPARISON_BONUS` (shares of its own relevance, so they reorder
+   near neighbours, never lift a weak match over a much stronger one).
 4. **Ties** go to document order (path, then ordinal), so the order is total.
 
 The pool never depends on how many hits the caller wants, so the top k is
@@ -64,6 +66,12 @@ MAX_EXPANSIONS = 50
 PHRASE_BONUS = 0.5
 IDENTIFIER_BONUS = 0.5
 ROW_BONUS = 0.5
+COMPARISON_BONUS = 0.5
+#: a heading that announces a comparison ("Execution vs installation", "Differences with `npm run`",
+#: "What's the difference between …"); ``vs`` only in lower case, so "VS Code" does not
+_COMPARES = re.compile(r"\bvs\b|(?i:\b(?:versus|compared|comparison|comparing|differ(?:s|ences?)?)\b)")
+#: the words naming each of two things a query compares (``sides.named_things``)
+Things = tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]]
 #: FTS5's own IDF floor: its ``bm25`` scores a term held by half the sections or more with this IDF
 _FTS5_MIN_IDF = 1e-6
 
@@ -125,8 +133,15 @@ def _typed_terms(part: QueryPart) -> tuple[str, ...]:
     return (*own, *part.exact, *part.pieces)
 
 
-def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None) -> Ranking:
-    """The best sections for ``query`` (from ``terms.analyse_query``), best first."""
+def rank(
+    store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None, things: Things | None = None
+) -> Ranking:
+    """The best sections for ``query`` (from ``terms.analyse_query``), best first.
+
+    ``things`` are the two things the query compares, when it compares two
+    (``sides.named_things``): a section under a heading that announces a
+    comparison, holding both, earns :data:`COMPARISON_BONUS`.
+    """
     parts, counts = query_index_terms(store, query)
     terms = list(dict.fromkeys(term for part in parts for term in part.all))
     if not terms:
@@ -145,6 +160,7 @@ def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None)
     stored = store.section_tables(read) if read else {}
     in_rows = _answered_by_a_row(tabled, _row_terms(query, parts, counts), stored)
     wanted = sum(part.identifier and not part.prefix for part in query.content)
+    compares = _comparing(store, rows, things) if things else set()
     ranked = []
     for row in rows:
         rowid = row.section.rowid
@@ -152,6 +168,7 @@ def rank(store: StoreReader, query: Query, doc_ids: Sequence[int] | None = None)
         in_phrase = bool(pattern and rowid in stored and pattern.search(f"{heading}\n{stored[rowid][0]}"))
         exact = named[rowid] / wanted if wanted else 0.0
         bonus = PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
+        bonus += COMPARISON_BONUS * (rowid in compares)
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
@@ -190,6 +207,31 @@ def _answered_by_a_row(
         if row_answers(text, header, parts, context):
             found.add(row.section.rowid)
     return found
+
+
+def _comparing(store: StoreReader, rows: list[queries.RankedRow], things: Things) -> set[int]:
+    """The row ids of ``rows`` under a heading (or title) that announces a comparison, holding both ``things``.
+
+    Documentation answers "when should I use X rather than Y" in a section
+    headed "X vs Y" or "Differences with Y", or in a page titled so, often
+    in other words than the question's ("Execution vs installation" for
+    "run with uvx rather than install"): such a section is the comparison
+    itself, where sections that use both names in passing only mention them.
+    """
+    headed = {}
+    for row in rows:
+        heading = f"{HEADING_SEPARATOR.join(row.section.heading_path)}\n{row.title}"
+        if _COMPARES.search(heading):
+            headed[row.section.rowid] = heading
+    if not headed:
+        return set()
+    texts = store.section_texts(headed)
+    wanted = [frozenset(term for part in thing for term in (*part.exact, *part.pieces)) for thing in things]
+    return {
+        rowid
+        for rowid, heading in headed.items()
+        if all(frozenset(index_terms(f"{heading}\n{texts[rowid]}")) & terms for terms in wanted)
+    }
 
 
 def _candidates(

@@ -25,6 +25,10 @@ lists about any corpus:
   among the first three changed 9 of 524 top fives, one for the worse,
   none for the better; ADR 026).
 
+The same two things let ``ranking`` raise a section whose own heading
+announces a comparison ("Execution vs installation") when it holds both
+(ADR 026, follow-up).
+
 Only the split counts: the grammar of English coordination, not a topic. A
 query naming an identifier family by prefix (``PIP_*``) is exact evidence
 and is left alone. The cost is two more lexical rankings, only for a query
@@ -40,7 +44,7 @@ from dataclasses import replace
 
 from ..analysis.terms import Query, QueryPart, analyse_query
 from ..store.reader import StoreReader
-from .ranking import RankedSection, rank
+from .ranking import RankedSection, Things, rank
 
 #: the rank a thing's best section takes at worst: the first two hits stay where the ranking put
 #: them, as with the vector slot of hybrid search (ops/hybrid.py)
@@ -53,7 +57,7 @@ _SPLIT = re.compile(
 )
 
 
-def named_things(query: Query) -> tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]] | None:
+def named_things(query: Query) -> Things | None:
     """The words naming each of the two things ``query`` compares, or ``None`` when it names fewer.
 
     Each thing is the run of content words next to the first coordinating
@@ -80,7 +84,7 @@ def _run(parts: Iterable[QueryPart]) -> tuple[QueryPart, ...]:
 def cover_sides(
     store: StoreReader,
     query: Query,
-    things: tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]] | None,
+    things: Things | None,
     order: list[RankedSection],
     doc_ids: Sequence[int] | None,
 ) -> list[RankedSection]:
