@@ -10,7 +10,10 @@ are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
   move them;
 * below them, the remaining word hits and the sections found by vectors are
   merged by RRF, except that word hits keep their order among themselves (a
-  section found only by its vector can pass a weak word hit, never reorder two);
+  section found only by its vector can pass a weak word hit, never reorder two)
+  and, for a query naming an identifier family by prefix (``PIP_*``), come
+  before every section found only by its vector: the members of a family are
+  named in the text, so a section the words did not find holds none of them;
 * the one section nearest by vector earns rank :data:`VECTOR_SLOT` at worst
   when the words found it too (it is among the word hits): a question worded
   unlike its answer (paraphrase) fills the top with confident hits on its
@@ -132,7 +135,8 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
     score is ``1 / (60 + position)``, the reciprocal-rank form, so it falls
     down the list whatever side a hit came from. The nearest section takes
     :data:`VECTOR_SLOT` only when it is also a word hit; ``exact`` (the query
-    names an identifier family by prefix) keeps it where the merge put it.
+    names an identifier family by prefix) keeps it where the merge put it,
+    and puts every word hit before the sections only the vectors found.
     Deterministic: ties go to the word hit, and each side's order is a total
     order.
     """
@@ -147,7 +151,8 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
     merged: list[int] = []
     w = v = 0
     while w < len(words) or v < len(only_vector):
-        if v >= len(only_vector) or (w < len(words) and rrf[words[w]] >= rrf[only_vector[v]]):
+        # A family's members are named in the text: a section the words did not find holds none.
+        if v >= len(only_vector) or (w < len(words) and (exact or rrf[words[w]] >= rrf[only_vector[v]])):
             merged.append(words[w])
             w += 1
         else:
