@@ -100,7 +100,7 @@ def test_a_digit_placeholder_is_a_prefix() -> None:
 
 def test_an_identifier_typed_whole_also_stands_for_longer_ones() -> None:
     found = part("UV_CACHE")
-    assert (found.term, found.exact, found.expand, found.prefix) == ("uv_cache", ("uv_cache",), True, False)
+    assert (found.term, found.exact, found.expand, found.prefix) == ("uv_cache", ("uv_cache", "uv-cache"), True, False)
     assert found.pieces == ("uv", "cach")
 
 
@@ -122,6 +122,23 @@ def test_what_a_contraction_leaves_is_a_stopword() -> None:
     """The tokeniser splits "isn't" into isn + t: both rare in prose, so they outweighed the question's topic."""
     query = analyse_query("Why isn't left-to-right the default? Don't we'll?")
     assert [p.term for p in query.content] == ["left-to-right", "default"]
+
+
+@pytest.mark.parametrize(
+    ("query", "spellings"),
+    [
+        ("manylinux-compatible", ["manylinux-compatible", "manylinux_compatible"]),
+        ("--no-build-isolation", ["--no-build-isolation", "no_build_isolation"]),  # a flag and its setting
+        ("UV_CACHE_DIR", ["uv_cache_dir", "uv-cache-dir"]),
+        ("x86-64", ["x86-64", "x86_64"]),
+        ("-g", ["-g"]),  # no inner separator: a short flag is not the letter g
+        ("__init__", ["__init__"]),  # a dunder's underscores are not inner
+        ("pydantic.BaseModel", ["pydantic.basemodel"]),  # dots name a path, not a spelling
+    ],
+)
+def test_an_identifier_also_stands_for_its_other_separator_spelling(query: str, spellings: list[str]) -> None:
+    (part,) = analyse_query(query).parts
+    assert list(part.exact) == spellings
 
 
 def test_compiled_stemmer_agrees_with_the_pure_python_one() -> None:

@@ -352,6 +352,22 @@ def test_a_natural_question_finds_the_row_not_a_heading_full_of_stopwords(tmp_pa
         assert ops.search("What is the weight of LT-1200?").hits[0].id == "spec.md#0"
 
 
+def test_a_name_typed_with_dashes_finds_it_spelled_with_underscores(tmp_path: Path) -> None:
+    """The index holds `manylinux-compatible` whole (prose), so its pieces count only where a section names it
+    whole: the section defining `manylinux_compatible` names it, in its other spelling."""
+    corpus = write_corpus(
+        tmp_path / "c",
+        {
+            "platforms.md": "# Platforms\n\nWheels are built for manylinux-compatible systems.\n",
+            "enforcement.md": "# Enforcement\n\nInstallers call the `manylinux_compatible` function to opt out.\n",
+            "notes.md": "# Notes\n\nThe manylinux images are compatible with most systems.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "s.sqlite")
+    with Ops.open(tmp_path / "s.sqlite") as ops:
+        assert sorted(ids(ops.search("manylinux-compatible"))) == ["enforcement.md#0", "platforms.md#0"]
+
+
 def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) -> None:
     # both sections hold the stem `resolv`; only the first holds the word the question typed
     corpus = write_corpus(

@@ -52,6 +52,9 @@ _CAMEL = re.compile(r"[^\W\d_A-Z][^\W\d_a-z]|[^\W\d_a-z]{2}[^\W\d_A-Z]")
 #: a placeholder for digits at the end of an identifier: ``TX-44xx``, ``4xx``
 _DIGIT_PLACEHOLDER = re.compile(r"(?<=\d)[xX]+$")
 _TRAILING_SEPARATORS = re.compile(r"[./_-]+$")
+#: a ``-`` or ``_`` between two letters or digits: where a name's spellings differ (``no-cache``, ``no_cache``)
+_INNER_DASH = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
+_INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
 
 
 @lru_cache(maxsize=1)
@@ -403,6 +406,21 @@ class Query:
         return any(part.prefix for part in self.parts)
 
 
+def _separator_spellings(name: str) -> tuple[str, ...]:
+    """``name`` with its inner ``-`` written ``_`` (a flag's leading dashes dropped), and its inner ``_`` written ``-``.
+
+    Documentation spells one name both ways: a command-line flag
+    ``--no-build-isolation`` and its setting ``no_build_isolation``, prose's
+    "manylinux-compatible" and the function ``manylinux_compatible``. The
+    index holds each spelling whole, so a query typing one finds the other
+    as exactly as its own.
+    """
+    bare = name.lstrip("-")
+    dashed = (_INNER_DASH.sub("_", bare),) if _INNER_DASH.search(bare) else ()
+    underscored = (_INNER_UNDERSCORE.sub("-", name),) if _INNER_UNDERSCORE.search(name) else ()
+    return (*dashed, *underscored)
+
+
 def analyse_query(query: str) -> Query:
     """``query`` analysed into parts (see :class:`QueryPart`); no parts when it has no word characters."""
     parts: dict[str, QueryPart] = {}
@@ -437,7 +455,8 @@ def _query_part(raw: str) -> QueryPart | None:
         own = tuple(dict.fromkeys(pieces)) if identifier else ()
         return QueryPart(prefix, (), own, expand=True, identifier=identifier, prefix=True)
     if identifier:
-        return QueryPart(folded, (folded,), tuple(dict.fromkeys(pieces)), expand=True, identifier=True)
+        spellings = tuple(dict.fromkeys([folded, *_separator_spellings(folded)]))
+        return QueryPart(folded, spellings, tuple(dict.fromkeys(pieces)), expand=True, identifier=True)
     stemmed = stem(folded)
     # The word as typed, or any inflection by its stem: the part scores the better of the two.
     inflections = (stemmed,) if stemmed != folded else ()
