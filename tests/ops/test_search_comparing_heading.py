@@ -9,8 +9,8 @@ from contextpull.ops.operations import Ops
 from contextpull.ops.ranking import _COMPARES
 from ops_support import ONE_SECTION_PER_HEADING, write_corpus
 
-#: pages that use both names in passing, many times, beside the one section that compares them in
-#: other words ("executing" for "run", "installation" for "install")
+#: pages that use both names in passing, beside the one section that compares them in other words
+#: ("executing" for "run", "installation" for "install")
 CORPUS = {
     "guides/tools.md": (
         "# Using tools\n\n## Basics\n\nRun a tool with `zapx`. "
