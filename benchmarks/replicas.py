@@ -10,7 +10,8 @@ into a folder that a real local HTTP server serves (`python -m http.server`);
 N stateless replicas (`contextpull serve --transport http --stateless --store
 URL`), each fetching and verifying the store into its own cache and checking
 for a newer one every second; HAProxy (Debian's package) in front, health
-checking `/healthz` and retrying a call a dead replica refused. The load is a
+checking `/healthz` and retrying a call a dead replica refused or closed
+unanswered (it holds a call's whole body first, so it can replay it). The load is a
 mix of search, read and grep tool calls (MCP JSON-RPC over HTTP) from
 ``--workers`` threads; a client retries a failed call once, as an agent's
 HTTP client would.
@@ -112,7 +113,7 @@ class Topology:
             cwd=self.work / "published",
         )
         self.artifact_url = f"http://127.0.0.1:{web}/"
-        _wait(
+        wait_until(
             lambda: httpx.get(self.artifact_url + "manifest.json", timeout=5).status_code == 200, "the artifact server"
         )
         for index in range(self.replicas):
@@ -136,7 +137,7 @@ class Topology:
             ]
             self._spawn(f"replica-{index}", argv, env=env)
         for port in self.ports:
-            _wait(
+            wait_until(
                 lambda port=port: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200,
                 f"replica on port {port}",
             )
@@ -145,7 +146,7 @@ class Topology:
         config.write_text(haproxy_config(front, self.ports), encoding="utf-8")
         self._spawn("haproxy", ["haproxy", "-db", "-f", str(config)])
         self.balancer = f"http://127.0.0.1:{front}"
-        _wait(lambda: httpx.get(f"{self.balancer}/healthz", timeout=5).status_code == 200, "haproxy")
+        wait_until(lambda: httpx.get(f"{self.balancer}/healthz", timeout=5).status_code == 200, "haproxy")
 
     def stop(self) -> None:
         for proc in self.procs.values():
@@ -365,7 +366,8 @@ def _run(argv: list[str]) -> None:
         raise RuntimeError(f"{' '.join(argv[:3])} failed: {(done.stderr or done.stdout).strip()[-300:]}")
 
 
-def _wait(ready: Any, what: str, timeout: float = 60.0) -> None:
+def wait_until(ready: Any, what: str, timeout: float = 60.0) -> None:
+    """Poll ``ready()`` until it is true; a process that never comes up is an error naming ``what``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

@@ -5,15 +5,23 @@ artifact, three ``contextpull serve --transport http --stateless --store URL``
 replicas, Debian's HAProxy health-checking ``/healthz``). Skipped, with the
 reason, where HAProxy is not installed (the test command installs it where
 apt works). Only outcomes are asserted, never speed: the figures are the
-benchmark's.
+benchmark's. A kill lands at a random moment of a call; one test makes the
+moment that used to cost calls happen every time: a replica closing,
+unanswered, on a call whose body reached HAProxy after its headers.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
+import socket
+import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -67,3 +75,82 @@ def test_a_killed_replica_costs_no_call_and_a_roll_out_never_mixes_versions() ->
         with httpx.Client(timeout=30) as client:
             answers = [bench.call(client, running.url, "read", {"id": f"{bench.MARKER}#0"})["text"] for _ in range(6)]
         assert all(bench.VERSIONS[2] in text for text in answers)
+
+
+class _Replica(BaseHTTPRequestHandler):
+    """Healthy to HAProxy's checks; answers a call, or, as a dying replica does, closes on it unanswered."""
+
+    protocol_version = "HTTP/1.1"
+    drops = False
+
+    def do_GET(self) -> None:
+        self._answer(b"{}")
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.drops:
+            self.close_connection = True
+            return
+        self._answer(b'{"answered": true}')
+
+    def _answer(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+class _Dropping(_Replica):
+    drops = True
+
+
+@contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _post_in_two_writes(port: int) -> bytes:
+    """One call whose body reaches HAProxy after its headers, as an HTTP client's separate writes can."""
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}'
+    head = f"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(head.encode())
+        time.sleep(0.05)
+        conn.sendall(body)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_balancer_replays_a_call_a_replica_closed_unanswered(tmp_path: Path) -> None:
+    """deploy/haproxy.cfg holds a call's whole body before it picks a replica, so it can replay the call elsewhere.
+
+    Without ``option http-buffer-request`` HAProxy connects as soon as the
+    headers arrive and, its copy of the call lacking the body, answers 502
+    instead of retrying: a killed replica then cost calls at random.
+    """
+    bench = _benchmark()
+    with _serving(_Dropping) as dropping, _serving(_Replica) as answering:
+        front = bench.free_port()
+        config = tmp_path / "haproxy.cfg"
+        config.write_text(bench.haproxy_config(front, [dropping, answering]), encoding="utf-8")
+        balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)], stdout=subprocess.DEVNULL)
+        try:
+            bench.wait_until(lambda: httpx.get(f"http://127.0.0.1:{front}/healthz", timeout=5).is_success, "haproxy")
+            answers = [_post_in_two_writes(front) for _ in range(8)]
+        finally:
+            balancer.terminate()
+            balancer.wait(timeout=10)
+    assert all(answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"answered": true}') for answer in answers), [
+        answer[:40] for answer in answers
+    ]
