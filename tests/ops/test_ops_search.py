@@ -368,6 +368,21 @@ def test_a_name_typed_with_dashes_finds_it_spelled_with_underscores(tmp_path: Pa
         assert sorted(ids(ops.search("manylinux-compatible"))) == ["enforcement.md#0", "platforms.md#0"]
 
 
+def test_a_name_held_only_in_its_other_spelling_still_gates_its_pieces(tmp_path: Path) -> None:
+    """No section writes `manylinux-compatible` as typed, but one names `manylinux_compatible`: the index holds the
+    name whole, so a text that only writes its words apart is not a match for it."""
+    corpus = write_corpus(
+        tmp_path / "c",
+        {
+            "enforcement.md": "# Enforcement\n\nInstallers call the `manylinux_compatible` function to opt out.\n",
+            "notes.md": "# Notes\n\nThe manylinux images are compatible with most systems.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "s.sqlite")
+    with Ops.open(tmp_path / "s.sqlite") as ops:
+        assert ids(ops.search("manylinux-compatible")) == ["enforcement.md#0"]
+
+
 def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) -> None:
     # both sections hold the stem `resolv`; only the first holds the word the question typed
     corpus = write_corpus(

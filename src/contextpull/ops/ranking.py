@@ -249,8 +249,9 @@ def _candidates(
     :data:`COMMON` sections holding any of the :data:`SAMPLED_TERMS` rarest
     terms plus the first :data:`COMMON` holding one in a heading (so
     definitions are not lost), each scored by one FTS5 ``bm25`` over those terms.
-    An identifier the index holds whole scores its pieces only in the
-    sections naming it whole (docs/adr/011-search-terms-and-ranking.md).
+    An identifier the index holds whole, in any of its spellings, scores its
+    pieces only in the sections naming it whole
+    (docs/adr/011-search-terms-and-ranking.md).
     """
     if all(counts[term] > COMMON or counts[term] == 0 for term in terms) and any(counts[term] for term in terms):
         rarest = sorted((term for term in terms if counts[term]), key=lambda term: (counts[term], term))
@@ -261,7 +262,7 @@ def _candidates(
     weighted = []
     for index, (part, spec) in enumerate(zip(query.content, parts, strict=True)):
         groups = [(term, 0) for term in part.exact] + [(term, 1) for term in spec.exact if term not in part.exact]
-        whole = counts[part.term] if part.term in named and _scored(counts[part.term]) else 0
+        whole = sum(counts[term] for term in part.exact if _scored(counts[term])) if part.term in named else 0
         for term, group in [*groups, *((term, 2) for term in spec.pieces)]:
             n = counts[term]
             if _scored(n):
