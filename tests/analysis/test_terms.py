@@ -41,6 +41,17 @@ def test_a_camel_case_part_of_a_dotted_name_is_indexed_whole() -> None:
     assert "urlpath" not in index_terms("url_path")  # only a camelCase part is a name of its own
 
 
+def test_a_snake_case_segment_of_a_longer_name_is_indexed_whole() -> None:
+    assert "model_fields" in index_terms("Model.model_fields")
+    assert "manylinux2014_aarch64" in index_terms("torch-2.4.0-cp312-cp312-manylinux2014_aarch64.whl")
+    assert "no_build" in index_terms("--no_build-isolation")
+    assert {"b_c", "d_e_f"} <= set(index_terms("a/b_c/d_e_f/"))
+    assert analyse_query("model_fields").parts[0].term in index_terms("Model.model_fields")
+    # a segment that is one word is not a name of its own; the name alone is its own whole term already
+    assert "dict" in index_terms("x.__dict__") and "__dict__" not in index_terms("x.__dict__")
+    assert index_terms("url_path") == ["url_path", "url", "path"]
+
+
 def test_plain_words_are_not_identifiers() -> None:
     assert identifiers("The Cache is fine. Python 3 and uv.") == []
     assert index_terms("Hello") == ["hello"]

@@ -383,6 +383,24 @@ def test_a_name_held_only_in_its_other_spelling_still_gates_its_pieces(tmp_path:
         assert ids(ops.search("manylinux-compatible")) == ["enforcement.md#0"]
 
 
+def test_a_name_written_as_the_last_part_of_a_path_is_found_by_the_name(tmp_path: Path) -> None:
+    """`model_fields` is held whole (the API page), so its pieces count only where a section names it whole:
+    the section writing `Model.model_fields` names it too, and a wheel's file name names its platform tag."""
+    corpus = write_corpus(
+        tmp_path / "c",
+        {
+            "api.md": "# API\n\nThe `model_fields` attribute maps names to fields.\n",
+            "guide.md": "# Guide\n\nIterate over `User.model_fields` to list what a user holds.\n",
+            "words.md": "# Words\n\nEvery model has fields.\n",
+            "wheels.md": "# Wheels\n\n`torch-2.4.0-cp312-cp312-manylinux2014_aarch64.whl` runs on arm64 Linux.\n",
+        },
+    )
+    ingest(corpus, tmp_path / "s.sqlite")
+    with Ops.open(tmp_path / "s.sqlite") as ops:
+        assert sorted(ids(ops.search("model_fields"))) == ["api.md#0", "guide.md#0"]
+        assert ids(ops.search("Which identifiers of the form manylinux2014_* are documented?"))[:1] == ["wheels.md#0"]
+
+
 def test_a_word_as_typed_outranks_other_inflections_of_its_stem(tmp_path: Path) -> None:
     # both sections hold the stem `resolv`; only the first holds the word the question typed
     corpus = write_corpus(

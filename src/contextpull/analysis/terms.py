@@ -39,12 +39,14 @@ from operator import itemgetter
 from typing import Any
 
 #: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
-ANALYSIS_VERSION = "5"
+ANALYSIS_VERSION = "6"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 _TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
 _QUERY_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*[./\-]*\*?", re.UNICODE)
 _PIECE = re.compile(r"[^\W_]+", re.UNICODE)
+#: the segments of a name between its dots, dashes and slashes
+_SEGMENT = re.compile(r"\w+", re.UNICODE)
 _POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s(?!\w)", re.UNICODE)
 #: camelCase and PascalCase pieces: an upper-case run before a capitalised word, a (capitalised) word, a run, digits
 _CAMEL_PIECE = re.compile(r"[^\W\d_a-z]+(?=[^\W\d_a-z][^\W\d_A-Z])|[^\W\d_a-z]?[^\W\d_A-Z]+\d*|[^\W\d_a-z]+\d*|\d+")
@@ -189,9 +191,14 @@ def _token_terms(raw: str) -> tuple[str, ...]:
     pieces = [piece.casefold() for part in parts for piece in (_camel_pieces(part) or [part])]
     bare = token.lstrip("-/")
     head = (token, bare) if bare != token and len(pieces) > 1 else (token,)
-    # A camelCase part of a longer name is a name in its own right (`GetterDict` of
-    # `pydantic.utils.GetterDict`): indexed whole too, so the name typed alone finds the path.
+    # A part of a longer name that is a name in its own right is indexed whole too, so the name
+    # typed alone finds the path: a camelCase part (`GetterDict` of `pydantic.utils.GetterDict`),
+    # and a snake_case segment between dots, dashes or slashes (`model_fields` of
+    # `Model.model_fields`, `manylinux2014_aarch64` of a wheel's file name).
     names = [part.casefold() for part in parts if _camel_pieces(part)] if len(parts) > 1 else []
+    segments = _SEGMENT.findall(token)
+    if len(segments) > 1:
+        names += [segment for segment in segments if len(_split(segment)) > 1]
     return (*head, *_with_stems(pieces), *names)
 
 
