@@ -146,10 +146,21 @@ def test_a_re_execution_runs_today_s_code_on_the_recorded_answers_and_replays_as
 
 
 def _forget_one_answer(run_dir: Path) -> None:
-    """Drop one recorded agent answer, as if today's code asked the model something the run never did."""
+    """Drop one recorded agent answer, as if today's code asked the model something the run never did.
+
+    The answer dropped is to a question's opening request (the scripted agent's ``search``), which
+    today's code is sure to ask again. A later turn's request may not be: it carries the tool-use ids
+    of earlier answers, and a question run again live gets new ids, so the folder it was re-executed
+    into still holds the old turns, which nothing asks for any more.
+    """
     with sqlite3.connect(run_dir / "pull" / "completions.sqlite3") as db:
-        (key,) = db.execute("SELECT key FROM completions ORDER BY key LIMIT 1").fetchone()
-        db.execute("DELETE FROM completions WHERE key = ?", (key,))
+        keys = [key for key, value in db.execute("SELECT key, value FROM completions ORDER BY key") if _opens(value)]
+        db.execute("DELETE FROM completions WHERE key = ?", (keys[0],))
+
+
+def _opens(value: str) -> bool:
+    """Whether a recorded answer is the agent's first move (a ``search``), not a later turn or the judge."""
+    return [call["name"] for call in json.loads(value).get("tool_calls", [])] == ["search"]
 
 
 def test_a_question_whose_request_was_never_recorded_is_run_again_by_the_model_or_refused(
