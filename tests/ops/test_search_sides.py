@@ -59,6 +59,8 @@ def docs(result, n: int = 5) -> list[str]:
         ("Is Python 3.13 treated differently than Python 3.14?", (["3.13", "treated", "differently"], ["3.14"])),
         ("When should I run uvx rather than uv tool install?", (["run", "uvx"], ["uv", "tool", "install"])),
         ("What is the difference between the 'ignore' and 'allow' settings?", (["ignore"], ["allow", "settings"])),
+        # the same content words on both sides: the function word leading each is the thing compared
+        ("How do before validators differ from after validators on a field?", (["before"], ["after"])),
     ],
 )
 def test_a_coordinating_word_splits_the_two_things_a_query_names(query: str, things: tuple[list, list]) -> None:
@@ -74,6 +76,7 @@ def test_a_coordinating_word_splits_the_two_things_a_query_names(query: str, thi
         "Which PIP_* and UV_* variables exist?",  # an identifier family: exact evidence
         "How do I install and install again?",  # the run before the split holds nothing the other lacks
         "and the cache",  # nothing before the split
+        "How do before validators differ from before hooks?",  # the same function word leads both sides
     ],
 )
 def test_a_query_naming_fewer_than_two_things_is_left_alone(query: str) -> None:
@@ -124,3 +127,24 @@ def test_hybrid_search_gives_the_crowded_out_side_its_place_too(tmp_path: Path) 
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
     # The first hits do not depend on the limit in hybrid mode either.
     assert all(ids == ten[:limit] for limit, ids in fewer.items())
+
+
+#: a page whose every section is about hooks; two of them are what a before/after question asks for
+HOOKS = {
+    "build/hooks.md": "# Hooks\n\n"
+    + "".join(
+        f"## Hook recipe {n}\n\nHooks hooks: a recipe of hooks, how hooks differ, hooks {n}.\n\n" for n in range(8)
+    )
+    + "## Pre-build\n\nRun before the build starts: these hooks see the raw sources.\n\n"
+    + "## Post-build\n\nRun after the build ends: these hooks see the built files.\n",
+}
+
+
+def test_the_function_words_that_tell_two_things_apart_are_searched_for(tmp_path: Path) -> None:
+    store = tmp_path / "hooks.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", HOOKS), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        compared = ops.search("How do before hooks differ from after hooks?")
+        listed = ops.search("How do hooks differ, before hooks after hooks?")  # no coordination: no things
+    assert {hit.id for hit in compared.hits[:2]} == {"build/hooks.md#9", "build/hooks.md#10"}
+    assert not {"build/hooks.md#9", "build/hooks.md#10"} & {hit.id for hit in listed.hits[:5]}

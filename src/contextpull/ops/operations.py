@@ -58,7 +58,7 @@ from .results import (
     SearchResult,
     SectionView,
 )
-from .sides import FIRST_HITS, SIDE_SLOT, cover_sides, named_things
+from .sides import FIRST_HITS, SIDE_SLOT, cover_sides, named_things, stressed
 from .snippets import DEFAULT_SNIPPET, MAX_SNIPPET, make_snippet
 
 #: the largest ordinal looked up: far beyond any document (files over max_sections are skipped), far
@@ -194,6 +194,7 @@ class Ops(Closeable):
                     fix = f"; {err.suggestion}" if err.suggestion else ""
                     fallback = f"these are lexical results: vector search is unavailable ({err.message}{fix})"
             compared = named_things(analysed)
+            analysed = stressed(analysed, compared)
             ranking = rank(store, analysed, doc_ids, compared)
             # Two things named, and room for the place a side's best section takes (ops/sides.py).
             things = compared if limit >= SIDE_SLOT else None

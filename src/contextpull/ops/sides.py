@@ -13,6 +13,10 @@ lists about any corpus:
   other lacks: ``uv cache clean`` *and* ``uv cache prune`` name ``clean``
   and ``prune``; ``in AWS CodeArtifact`` *and* ``Google Artifact Registry``
   name ``aws codeartifact`` and ``google artifact registry``;
+* when both runs hold the same content words, a different function word
+  leading each side names the things ("*before* validators differ from
+  *after* validators"): those two words then count as content words of
+  the query (:func:`stressed`);
 * each thing's best section is the first hit of the query ranked without
   the *other* thing's words (the rest of the question still counts);
 * when no section of its document is among the first :data:`FIRST_HITS`
@@ -68,12 +72,47 @@ def named_things(query: Query) -> Things | None:
     split = _SPLIT.search(query.text)
     if split is None:
         return None
-    left = _run(reversed(analyse_query(query.text[: split.start()]).parts))[::-1]
-    right = _run(analyse_query(query.text[split.end() :]).parts)
+    before = analyse_query(query.text[: split.start()]).parts[::-1]  # read back from the split
+    after = analyse_query(query.text[split.end() :]).parts
+    left, right = _run(before)[::-1], _run(after)
     shared = {part.term for part in left} & {part.term for part in right}
     first = tuple(part for part in left if part.term not in shared)
     second = tuple(part for part in right if part.term not in shared)
-    return (first, second) if first and second else None
+    if first and second:
+        return first, second
+    return _told_apart_by_function_words(before, after)
+
+
+def _told_apart_by_function_words(before: Sequence[QueryPart], after: Sequence[QueryPart]) -> Things | None:
+    """Two sides whose content words are the same, led by different function words: those words are the things.
+
+    "*before* validators differ from *after* validators", "*on* hooks
+    versus *off* hooks": the content words name one thing twice, and the
+    word leading each side is what the question compares. ``before`` reads
+    back from the split, ``after`` forward.
+    """
+    left, right = _run(before), _run(after[1:])
+    if not left or len(before) == len(left) or not after:
+        return None
+    lead_left, lead_right = before[len(left)], after[0]
+    same = {part.term for part in left} == {part.term for part in right}
+    if not (same and lead_left.stopword and lead_right.stopword and lead_left.term != lead_right.term):
+        return None
+    return (replace(lead_left, stopword=False),), (replace(lead_right, stopword=False),)
+
+
+def stressed(query: Query, things: Things | None) -> Query:
+    """``query`` with the words naming ``things`` as content words, function words among them.
+
+    A question comparing *before* validators with *after* ones is about
+    those two words: ranked without them, every validator section ties.
+    """
+    named = {part.term for thing in things or () for part in thing}
+    if not named:
+        return query
+    return Query(
+        query.text, tuple(replace(part, stopword=False) if part.term in named else part for part in query.parts)
+    )
 
 
 def _run(parts: Iterable[QueryPart]) -> tuple[QueryPart, ...]:

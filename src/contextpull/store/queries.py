@@ -177,8 +177,11 @@ class WeightedTerm:
     pieces; ``scale`` multiplies FTS5's score for the term (turning FTS5's IDF
     into the caller's); ``named`` marks the exact term of an identifier the
     query names. ``within`` > 0 gates a piece: it counts only in sections
-    that hold its part as typed, which that many sections do. ``held`` is how
-    many sections hold the term itself (0 when not given).
+    that hold its part as typed (in any of its spellings), which about that
+    many sections do (the sum of each spelling's count, so a section holding
+    two spellings counts twice: an estimate, used only to choose the query
+    plan). ``held`` is how many sections hold the term itself (0 when not
+    given).
     """
 
     term: str
