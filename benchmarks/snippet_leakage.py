@@ -45,7 +45,7 @@ from contextpull.eval import fingerprint
 from contextpull.eval.apiloop import ApiLoopRetriever
 from contextpull.eval.reexecute import QuestionRerun
 from contextpull.ingestion.run import ingest
-from pushpull.models.recorded import live_provider, recorded_provider
+from pushpull.models.recorded import RecordedFirst, live_provider, recorded_provider
 from pushpull.provenance import provenance
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,9 +91,13 @@ def measure(
     identity: dict[str, Any] = {}
     reruns: dict[str, QuestionRerun] = {}
     for mode, width in MODES.items():
-        agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / _folder(mode))
-        if again is not None:
-            agent.rerun = reruns[mode] = _rerun(again, mode, model, cache / _folder(mode))
+        rerun = None if again is None else _rerun(again, mode, model, cache / _folder(mode))
+        # A re-execution answers from the record first, so it needs the model only for what is new:
+        # never to build the agent (a machine without the model reproduces what needs none).
+        provider = None if rerun is None else RecordedFirst(rerun.recorded, rerun.live, rerun.why_not_live)
+        agent = ApiLoopRetriever(store, model, k=k, snippet=width, cache_dir=cache / _folder(mode), provider=provider)
+        if rerun is not None:
+            agent.rerun = reruns[mode] = rerun
         rows = []
         for number, question in enumerate(questions, 1):
             run = agent.run(question["q"])

@@ -11,6 +11,9 @@ a corpus.
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +61,29 @@ def test_a_published_snippet_leakage_experiment_replays_on_this_code(folder: Pat
     )
     assert proc.returncode == 0, proc.stderr + proc.stdout[-1000:]
     assert "leakage.txt reproduced byte for byte" in proc.stdout
+
+
+@pytest.mark.parametrize("folder", LEAKAGE, ids=lambda path: path.parent.name)
+def test_a_published_snippet_leakage_experiment_re_executes_with_no_model_installed(
+    folder: Path, corpora: Path, tmp_path: Path
+) -> None:
+    """Today's code asks the model what the experiment recorded: every question is reproduced from its
+    answers, on a machine where no model is installed (``make reexecute-results`` needs none then)."""
+    run_dir = folder.parent
+    corpus = corpus_of(run_dir, corpora)
+    if not corpus.is_dir():
+        pytest.skip(f"{corpus} is not on this machine")
+    shutil.copytree(run_dir / "pull" / "pull_runs", tmp_path / "cache" / "full" / "pull_runs")
+    script = REPO / "benchmarks" / "snippet_leakage.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--run", str(run_dir), "--corpus", str(corpus), "--re-execute", str(folder),
+         "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "no-models")},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = re.search(r"reproduced/run again (.*)$", proc.stdout, re.MULTILINE)
+    assert counts is not None, proc.stdout[-1000:]
+    assert all(again == "0" for again in re.findall(r"\d+/(\d+)", counts.group(1))), counts.group(0)
+    # the same table: the figures come from today's code and the recorded answers, the seconds as recorded
+    assert (tmp_path / "out" / "leakage.txt").read_bytes() == (folder / "leakage.txt").read_bytes()
