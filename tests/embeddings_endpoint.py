@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import numpy as np
+
+from loopback import port_of, serving
 
 
 def letter_vector(text: str) -> list[float]:
@@ -67,11 +68,5 @@ class EmbeddingsHandler(BaseHTTPRequestHandler):
 def serve_embeddings() -> Iterator[str]:
     """Run the server on a free loopback port; yields its base URL (``http://127.0.0.1:N/v1``)."""
     EmbeddingsHandler.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), EmbeddingsHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(EmbeddingsHandler) as server:
+        yield f"http://127.0.0.1:{port_of(server)}/v1"

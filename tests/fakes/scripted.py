@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import urlsplit
+
+from loopback import serving
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._next = 0
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._serving = ExitStack()
 
     # -- for subclasses -------------------------------------------------
     @staticmethod
@@ -79,17 +82,11 @@ class ScriptedServer:
 
     # -- lifecycle --------------------------------------------------------
     def __enter__(self) -> Self:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._server = self._serving.enter_context(serving(self._handler_class()))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        assert self._server is not None and self._thread is not None
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._serving.close()
 
     @property
     def base_url(self) -> str:

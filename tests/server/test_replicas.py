@@ -17,15 +17,14 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
 import pytest
+
+from loopback import port_of, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy (apt-get install haproxy)")
@@ -107,17 +106,6 @@ class _Dropping(_Replica):
     drops = True
 
 
-@contextmanager
-def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def _post_in_two_writes(port: int) -> bytes:
     """One call whose body reaches HAProxy after its headers, as an HTTP client's separate writes can."""
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}'
@@ -140,10 +128,10 @@ def test_the_balancer_replays_a_call_a_replica_closed_unanswered(tmp_path: Path)
     instead of retrying: a killed replica then cost calls at random.
     """
     bench = _benchmark()
-    with _serving(_Dropping) as dropping, _serving(_Replica) as answering:
+    with serving(_Dropping) as dropping, serving(_Replica) as answering:
         front = bench.free_port()
         config = tmp_path / "haproxy.cfg"
-        config.write_text(bench.haproxy_config(front, [dropping, answering]), encoding="utf-8")
+        config.write_text(bench.haproxy_config(front, [port_of(dropping), port_of(answering)]), encoding="utf-8")
         balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)], stdout=subprocess.DEVNULL)
         try:
             bench.wait_until(lambda: httpx.get(f"http://127.0.0.1:{front}/healthz", timeout=5).is_success, "haproxy")

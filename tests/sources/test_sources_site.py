@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from cli_support import one_line_error, run
+from loopback import port_of, serving
 
 LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT"
 
@@ -23,8 +23,7 @@ class Site:
         self.pages: dict[str, tuple[str, bytes]] = {}
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.broken: dict[str, int] = {}
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.url = ""  # set once it is served
 
     def page(self, path: str, text: str, kind: str = "text/html") -> None:
         self.pages[path] = (kind, text.encode())
@@ -32,7 +31,7 @@ class Site:
     def asked(self, path: str) -> list[dict[str, str]]:
         return [headers for asked, headers in self.requests if asked == path]
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def handler(self) -> type[BaseHTTPRequestHandler]:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -68,7 +67,13 @@ class Site:
 @pytest.fixture
 def site() -> Iterator[Site]:
     served = Site()
-    base = served.url
+    with serving(served.handler()) as server:
+        served.url = base = f"http://127.0.0.1:{port_of(server)}"
+        _pages(served, base)
+        yield served
+
+
+def _pages(served: Site, base: str) -> None:
     served.page("/robots.txt", "User-agent: *\nDisallow: /docs/private/\n", "text/plain")
     served.page(
         "/sitemap.xml",
@@ -94,11 +99,6 @@ def site() -> Iterator[Site]:
     served.page("/docs/private/secret.html", "<html><body><h1>Secret</h1></body></html>")
     served.page("/docs/logo.png", "PNG", "image/png")
     served.page("/outside.html", "<html><body><h1>Outside</h1></body></html>")
-    thread = threading.Thread(target=served.server.serve_forever, daemon=True)
-    thread.start()
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
 
 
 def ingest(*args: str, cwd: Path) -> dict:
