@@ -12,10 +12,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[ThreadingHTTPServer]:
     """Serve ``handler`` on 127.0.0.1 until the block ends; the server is closed and its thread joined then.
 
-    Request threads are daemons, so a client that hangs up mid-request cannot keep a test waiting.
+    Request threads are daemons (the class's default), so a client that hangs up mid-request cannot
+    keep a test waiting.
     """
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
