@@ -28,7 +28,10 @@
    a comparison over a section holding both, has its relevance raised by
    :data:`PHRASE_BONUS`, :data:`IDENTIFIER_BONUS`, :data:`ROW_BONUS` and
    :data:`COMPARISON_BONUS` (shares of its own relevance, so they reorder
-   near neighbours, never lift a weak match over a much stronger one).
+   near neighbours, never lift a weak match over a much stronger one). A
+   section holding only part of the question word for word, joined by
+   function words ("the username for the index"), earns that part's share
+   of :data:`PHRASE_BONUS` (:mod:`.phrases`).
 4. **Ties** go to document order (path, then ordinal), so the order is total.
 
 The pool never depends on how many hits the caller wants, so the top k is
@@ -50,6 +53,7 @@ from ..analysis.terms import Query, QueryPart, index_terms
 from ..records import HEADING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
+from .phrases import phrase_share, question_phrases
 from .table_rows import TABLE_KINDS, row_answers
 
 #: BM25F field weights: a heading names what a section is about, a title (and path) what its
@@ -151,12 +155,17 @@ def rank(
     covered = {hit.rowid for hit in found if hit.parts == len(parts) and not capped}
     named = {hit.rowid: hit.named for hit in found}
     pattern = _phrase_pattern(query)
+    phrases = question_phrases(query.text) if len(parts) >= 2 else None
     # Only a section holding every part can hold them as a phrase, or have a table row that
-    # answers the query (a question of two parts or more); one read serves both checks.
+    # answers the query (a question of two parts or more); any pooled section may hold part of
+    # the question as a phrase (ops/phrases.py). One read serves every check.
     tabled = [
         row for row in rows if len(parts) >= 2 and row.section.rowid in covered and row.section.kind in TABLE_KINDS
     ]
-    read = sorted(covered) if pattern else [row.section.rowid for row in tabled]
+    if phrases:
+        read = [row.section.rowid for row in rows]
+    else:
+        read = sorted(covered) if pattern else [row.section.rowid for row in tabled]
     stored = store.section_tables(read) if read else {}
     in_rows = _answered_by_a_row(tabled, _row_terms(query, parts, counts), stored)
     wanted = sum(part.identifier and not part.prefix for part in query.content)
@@ -165,9 +174,11 @@ def rank(
     for row in rows:
         rowid = row.section.rowid
         heading = HEADING_SEPARATOR.join(row.section.heading_path)
-        in_phrase = bool(pattern and rowid in stored and pattern.search(f"{heading}\n{stored[rowid][0]}"))
+        shown = f"{heading}\n{stored[rowid][0]}" if rowid in stored else ""
+        in_phrase = bool(pattern and rowid in covered and shown and pattern.search(shown))
+        part = phrase_share(phrases, shown) if phrases and not in_phrase else 0.0
         exact = named[rowid] / wanted if wanted else 0.0
-        bonus = PHRASE_BONUS * in_phrase + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
+        bonus = PHRASE_BONUS * max(float(in_phrase), part) + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
         bonus += COMPARISON_BONUS * (rowid in compares)
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
