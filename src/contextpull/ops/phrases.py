@@ -42,9 +42,9 @@ _WORD = re.compile(r"\w+(?:-\w+)*")
 
 @dataclass(frozen=True)
 class Phrases:
-    """A question's words, in order and case-folded, with what a section's text is searched for first."""
+    """A question's words (case-folded) by their places in it, with what a section's text is searched for first."""
 
-    words: tuple[str, ...]
+    places: dict[str, tuple[int, ...]]
     content: int
     #: each bridge's two content words, looked for as plain substrings before the pattern runs
     ends: tuple[tuple[str, str], ...]
@@ -68,9 +68,12 @@ def question_phrases(text: str) -> Phrases | None:
         last_content = at
     if not bridges:
         return None
+    places: dict[str, tuple[int, ...]] = {}
+    for at, word in enumerate(words):
+        places[word] = (*places.get(word, ()), at)
     content = sum(word not in STOPWORDS for word in words)
     pattern = re.compile("|".join(bridges))
-    return Phrases(words, content, tuple(dict.fromkeys(bridges.values())), pattern)
+    return Phrases(places, content, tuple(dict.fromkeys(bridges.values())), pattern)
 
 
 def phrase_share(phrases: Phrases, text: str) -> float:
@@ -80,9 +83,6 @@ def phrase_share(phrases: Phrases, text: str) -> float:
         return 0.0
     if not phrases.bridges.search(text):  # no run can count without one
         return 0.0
-    where: dict[str, list[int]] = {}
-    for at, word in enumerate(phrases.words):
-        where.setdefault(word, []).append(at)
     best = 0
     # runs[i]: the run of the question's words ending at word i that ends at the text's previous
     # word, as (content words in it, whether a function word stands between two of them)
@@ -90,7 +90,7 @@ def phrase_share(phrases: Phrases, text: str) -> float:
     for word in _WORD.findall(text):
         function = word in STOPWORDS
         grown = {}
-        for at in where.get(word, ()):
+        for at in phrases.places.get(word, ()):
             content, bridged = runs.get(at - 1, (0, False))
             grown[at] = (content + (not function), bridged or (function and content > 0))
             if not function and grown[at][1]:
