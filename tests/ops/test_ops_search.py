@@ -232,6 +232,32 @@ def test_make_snippet_cuts_at_words_and_marks_whole_tokens() -> None:
     assert make_snippet("# Title\n\nbody text here", ["title"], 50) == "body text here"
 
 
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "# Title\n\n",
+        "Title\n=====\n\n",  # Markdown setext, reStructuredText underline
+        "=====\nTitle\n=====\n\n",  # reStructuredText overline
+        "Group\n-----\n\n.. _reload:\n\n``reload``\n~~~~~~~~~~\n\n",  # a bare heading, a link target, a deeper one
+    ],
+)
+def test_a_snippet_leaves_out_the_heading_lines_a_section_opens_with_in_any_syntax(opening: str) -> None:
+    assert make_snippet(opening + "Restart workers when code changes.\n", ["workers"], 80) == (
+        f"Restart {MARK}workers{MARK} when code changes."
+    )
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~"])
+def test_a_snippet_keeps_a_fenced_block_a_section_opens_with(fence: str) -> None:
+    text = f"{fence}\nuv sync\n{fence}\n\nThen run it.\n"
+    assert make_snippet(text, ["sync"], 80) == f"{fence} uv {MARK}sync{MARK} {fence} Then run it."
+
+
+def test_a_token_the_text_already_sets_in_bold_is_not_marked_twice() -> None:
+    snippet = make_snippet("**Default:** ``False``. The default is safe.\n", ["default"], 80)
+    assert snippet == f"**Default:** ``False``. The {MARK}default{MARK} is safe."
+
+
 UV_DOCS = SHARED_CORPORA / "uv-docs"
 
 

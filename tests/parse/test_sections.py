@@ -44,7 +44,7 @@ def test_heading_paths_and_depth() -> None:
         (),
         ("Guide",),
         ("Guide", "Install"),
-        ("Guide", "Install", "Windows x"),
+        ("Guide", "Install", "Windows x", "Deep"),  # it starts at the deeper heading: named by it too
         ("Guide", "Use"),
     ]
     assert "#### Deep" in doc.sections[3].text
@@ -120,12 +120,56 @@ def test_table_edge_cases() -> None:
     assert doc.sections[0].kind == "mixed"
 
 
-def test_empty_heading_merges_forward_and_keeps_its_own_path() -> None:
+def test_empty_heading_merges_forward_and_is_named_by_the_heading_it_starts_at() -> None:
     settings = SectionSettings(max_chars=1000, min_chars=50)
     text = "# Guide\n\n## Install\n\n### Windows\n\n" + "Use the installer. " * 10 + "\n\n## Next\n\n" + "x " * 40
     doc = parse(text, settings)
-    assert [s.heading_path for s in doc.sections] == [("Guide",), ("Guide", "Next")]
+    assert [s.heading_path for s in doc.sections] == [("Guide", "Install", "Windows"), ("Guide", "Next")]
     assert doc.sections[0].text.startswith("# Guide\n\n## Install\n\n### Windows")
+
+
+def test_a_heading_with_a_body_keeps_its_own_path_when_its_child_joins_it() -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=50)
+    text = "# Guide\n\nRead on.\n\n## Install\n\n" + "Use the installer. " * 10
+    doc = parse(text, settings)
+    assert [s.heading_path for s in doc.sections] == [("Guide",)]
+
+
+def test_a_bare_heading_before_small_settings_names_every_setting_it_covers() -> None:
+    """A reference page: a group heading, then short entries; labels and comments are not a body."""
+    settings = SectionSettings(max_chars=1000, min_chars=120)
+    text = (
+        "Settings\n========\n\n"
+        + "Every setting of the server, with its flag and its default. " * 3
+        + "\n\nServer Mechanics\n----------------\n\n.. _reload:\n\n"
+        + "``reload``\n~~~~~~~~~~\n\n**Default:** ``False``\n\nRestart workers when code changes.\n\n"
+        + ".. _preload-app:\n\n``preload_app``\n~~~~~~~~~~~~~~~\n\n**Default:** ``False``\n\nLoad code early.\n\n"
+        + "Logging\n-------\n\n"
+        + "Where the server writes its access and error logs, and in what format. " * 3
+    )
+    doc = parse(text, settings, path="settings.rst", fmt="rst")
+    assert [s.heading_path for s in doc.sections] == [
+        ("Settings",),
+        ("Settings", "Server Mechanics", "reload; preload_app"),
+        ("Settings", "Logging"),
+    ]
+
+
+def test_naming_a_section_by_its_deeper_heading_never_moves_a_boundary() -> None:
+    """The label follows the heading a section starts at; where sections begin is decided as before.
+
+    ``## Options`` is bare, so it would be named ``--foo`` alone; ``--foo`` is
+    short, so the options after it still join it, as siblings under ``Options``.
+    """
+    settings = SectionSettings(max_chars=1000, min_chars=80)
+    text = (
+        "# Tool\n\n"
+        + "What the tool does. " * 6
+        + "\n\n## Options\n\n"
+        + "".join(f"### --{name}\n\nThe {name} flag.\n\n" for name in ("foo", "bar", "baz"))
+    )
+    doc = parse(text, settings)
+    assert [s.heading_path for s in doc.sections] == [("Tool",), ("Tool", "Options", "--foo; --bar; --baz")]
 
 
 def test_tiny_tail_merges_backward_into_its_sibling() -> None:

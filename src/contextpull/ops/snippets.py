@@ -40,7 +40,14 @@ _VERBATIM_FOR = {
     (False, True): re.compile(f"{_CODE_SPAN}|{_LINK_TARGET}"),
     (False, False): re.compile(_CODE_SPAN),
 }
-_HEADING_LINES = re.compile(r"(?:[ \t]*#{1,6}[ \t][^\n]*\n|[ \t]*\n)+")
+#: a line of one punctuation character repeated, an underline or overline in reStructuredText and
+#: Markdown; no backticks, and no tildes over a title, which would take a fenced code block for a heading
+_UNDERLINE, _OVERLINE = r"([=\-~^\"'*+#:._])\2{2,}[ \t]*\n", r"([=\-^\"'*+#:._])\1{2,}[ \t]*\n"
+#: the heading lines a section opens with, in any source syntax: ``# Title``, a title over (and under)
+#: an adornment line, and the blank lines and reStructuredText link targets (``.. _reload:``) around them
+_HEADING_LINES = re.compile(
+    rf"(?:[ \t]*#{{1,6}}[ \t][^\n]*\n|[ \t]*\n|\.\.[ \t]+_[^\n]*:[ \t]*\n|(?:{_OVERLINE})?[ \t]*\S[^\n]*\n{_UNDERLINE})+"
+)
 #: how far before the first matched term a window starts, as a share of its width
 _LEAD = 4
 #: matches considered when placing the window; later ones cannot change the choice much
@@ -210,8 +217,8 @@ def _render(text: str, start: int, end: int, spans: list[tuple[int, int, set[str
     pieces: list[str] = []
     cursor = start
     for s, e, _ in spans:
-        if s >= cursor and e <= end:
-            pieces += [text[cursor:s], MARK, text[s:e], MARK]
+        if s >= cursor and e <= end and MARK not in (text[s - len(MARK) : s], text[e : e + len(MARK)]):
+            pieces += [text[cursor:s], MARK, text[s:e], MARK]  # a token the text already sets in ** is left so
             cursor = e
     pieces.append(text[cursor:end])
     body = _WHITESPACE.sub(" ", "".join(pieces)).strip()

@@ -7,8 +7,9 @@ Guarantees, for every input:
 * ordinals run 0, 1, 2, ... and the same text and settings always give the
   same sections (ids are ``path#ordinal``);
 * a section starts at each heading of depth ``<= max_depth`` outside code and
-  containers; deeper headings stay inside their section, and name the parts
-  of a divided section they start or continue;
+  containers; deeper headings stay inside their section, and name the
+  section (or the part of a divided one) they start or continue, as does a
+  heading with nothing under it that joins the section it heads;
 * no section exceeds ``max_chars`` unless it is one indivisible piece: a fenced
   code block, a line of indented code, a table's header with its first row,
   or a table row;
@@ -54,6 +55,9 @@ _INDEX_STEMS = frozenset({"index", "readme", "_index"})
 #: a footnote reference (``[^3]``), which a summary line shows no note for
 _FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]{1,40}\]")
 
+#: blocks that carry no content of their own: a piece of only these (and headings) is a bare heading
+_NOT_CONTENT = frozenset({"heading", "other", "front_matter"})
+
 #: how a range may be divided: a block, "text" (sentences), "words", "hard", or None (never)
 _How = Block | str | None
 _Unit = tuple[int, int, _How]
@@ -83,12 +87,29 @@ def parse_document(
 
 
 class _Piece:
-    """A section in the making; ``named`` is False for text before any heading."""
+    """A section in the making; ``named`` is False for text before any heading.
 
-    __slots__ = ("end", "named", "path", "start")
+    ``path`` holds the headings that start sections, and decides merging;
+    ``label`` is the heading path the section is shown with: ``path`` and
+    the headings below ``max_depth`` it opens with, or for a *bare* piece
+    (headings with nothing under them but link targets, comments or rules,
+    like ``## Server mechanics`` straight before ``### reload``) merged into
+    what it heads, the path of that deeper heading.
+    """
 
-    def __init__(self, start: int, end: int, path: tuple[str, ...], named: bool) -> None:
-        self.start, self.end, self.path, self.named = start, end, path, named
+    __slots__ = ("bare", "end", "label", "named", "path", "start")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        path: tuple[str, ...],
+        named: bool,
+        bare: bool = False,
+        label: tuple[str, ...] | None = None,
+    ) -> None:
+        self.start, self.end, self.path, self.named, self.bare = start, end, path, named, bare
+        self.label = path if label is None else label
 
     @property
     def size(self) -> int:
@@ -112,7 +133,20 @@ class _Piece:
             path = self.path
         else:
             path = (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
-        return _Piece(self.start, after.end, path, self.named or after.named)
+        return _Piece(
+            self.start, after.end, path, self.named or after.named, self.bare and after.bare, self._label(after)
+        )
+
+    def _label(self, after: _Piece) -> tuple[str, ...]:
+        """The label of this piece joined with ``after``: what the section starts at, and siblings it covers."""
+        if not self.named or (self.bare and after.named and self.contains(after)):
+            return after.label
+        if not after.named or after.path == self.path:
+            return self.label
+        mine, theirs = self.label, after.label
+        if len(mine) == len(theirs) and mine[:-1] == theirs[:-1]:
+            return (*mine[:-1], f"{mine[-1]}; {theirs[-1]}")
+        return self.label if self.contains(after) else (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
 
 
 class _Sectioner:
@@ -135,6 +169,7 @@ class _Sectioner:
         pieces: list[_Piece] = []
         for piece, blocks in self._by_heading():
             if piece.size <= self.max_chars:
+                piece.label = piece.path + self._deeper(blocks, piece.start, piece.end)
                 pieces.append(piece)
                 continue
             units: list[_Unit] = [(block.start, block.end, block) for block in blocks]
@@ -152,7 +187,7 @@ class _Sectioner:
         """
         stack: list[tuple[int, str]] = []
         for block in blocks:
-            if block.start >= end or (block.start > position and block.kind != "heading"):
+            if block.start >= end or (block.start > position and block.kind not in _NOT_CONTENT):
                 break  # past the headings the part starts with
             if block.kind == "heading" and block.level > self.max_depth and block.heading:
                 while stack and stack[-1][0] >= block.level:
@@ -177,15 +212,20 @@ class _Sectioner:
         for block in blocks:
             if block.kind == "heading" and block.level <= self.max_depth:
                 if current:
-                    out.append((_Piece(current[0].start, current[-1].end, path, named), current))
+                    out.append((self._piece(current, path, named), current))
                 while stack and stack[-1][0] >= block.level:
                     stack.pop()
                 stack.append((block.level, printable(block.heading)))
                 path, named, current = root + tuple(h for _, h in stack), True, []
             current.append(block)
         if current:
-            out.append((_Piece(current[0].start, current[-1].end, path, named), current))
+            out.append((self._piece(current, path, named), current))
         return out
+
+    @staticmethod
+    def _piece(blocks: list[Block], path: tuple[str, ...], named: bool) -> _Piece:
+        bare = named and all(block.kind in _NOT_CONTENT for block in blocks)
+        return _Piece(blocks[0].start, blocks[-1].end, path, named, bare)
 
     # --- divide oversize sections -------------------------------------------
     def _pack(self, units: list[_Unit], current: Span | None = None) -> list[Span]:
@@ -322,7 +362,7 @@ class _Sectioner:
                 Section(
                     doc=self.doc,
                     ordinal=ordinal,
-                    heading_path=piece.path,
+                    heading_path=piece.label,
                     kind=self._kind(piece.start, piece.end),
                     text=self.text[piece.start : piece.end],
                     start=piece.start,
