@@ -225,3 +225,41 @@ def test_sections_are_exact_slices_of_the_source_or_rendering(
     for section in doc.sections:
         if section.table_header is not None:
             assert section.text.startswith(("|", "limit-"))
+
+
+DJANGO_STYLE = """========
+Settings
+========
+
+.. setting:: ADMINS
+
+``ADMINS``
+----------
+
+Default: ``[]`` (Empty list)
+
+A list of all the people who get code error notifications. Example::
+
+    ADMINS = [("John", "john@example.com")]
+"""
+
+
+def test_a_txt_file_written_in_rst_is_parsed_as_rst() -> None:
+    """Django writes its documentation in reStructuredText in ``.txt`` files; plain text parsing lost its titles."""
+    doc = formats.parse_bytes("ref/settings.txt", DJANGO_STYLE.encode(), SETTINGS, "text")
+    assert doc.format == "rst"
+    assert doc.title == "Settings"
+    assert [section.heading_path for section in doc.sections] == [("Settings", "ADMINS")]
+    assert "".join(section.text for section in doc.sections) == DJANGO_STYLE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Meeting notes\n=============\n\nWe met at 10.. and left at noon.\n",
+        "Changes\n-------\n\n.. and more to come, said the editor.\n",
+        "A list:\n\n* one\n* two\n",
+    ],
+)
+def test_plain_text_stays_plain_text(text: str) -> None:
+    assert formats.parse_bytes("notes.txt", text.encode(), SETTINGS, "text").format == "text"

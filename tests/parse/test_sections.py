@@ -276,3 +276,18 @@ _SUBSECTIONS = (
     ("The heap", "The heap holds objects."),
     ("Freeing", "Memory is freed."),
 )
+
+
+@pytest.mark.parametrize(
+    ("between", "path"),
+    [
+        (".. setting:: ADMINS\n\n", ("Settings", "ADMINS")),  # an index entry: nothing to read
+        (".. contents::\n   :local:\n\n", ("Settings", "ADMINS")),  # a table of contents with options only
+        (".. note:: Back up the list first.\n\n", ("Settings",)),  # a note on the directive's own line
+    ],
+)
+def test_an_rst_directive_with_nothing_to_read_leaves_its_heading_bare(between: str, path: tuple[str, ...]) -> None:
+    settings = SectionSettings(max_chars=1000, min_chars=100)
+    text = "Settings\n========\n\n" + between + "ADMINS\n------\n\n" + "People who get error mail. " * 5
+    doc = parse(text, settings, path="settings.rst", fmt="rst")
+    assert [s.heading_path for s in doc.sections] == [path]

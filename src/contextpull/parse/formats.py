@@ -175,6 +175,9 @@ def parse_bytes(path: str, data: bytes, settings: SectionSettings, format: str) 
     # Imported here: an ingest's writing process (and the read side) needs this
     # module's format table but not markdown-it and the sectioner, about 10 MB
     # resident that each parser process loads for itself.
+    from . import rst
     from .sections import parse_document
 
+    if format == "text" and rst.looks_like_rst(text):
+        format = "rst"  # a .txt file written in reStructuredText (Django's documentation)
     return parse_document(path, text, settings, format=format)

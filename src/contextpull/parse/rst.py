@@ -31,11 +31,13 @@ from functools import partial
 
 from .blocks import Block, Outline, Span, line_offsets, tile
 
-__all__ = ["outline"]
+__all__ = ["looks_like_rst", "outline"]
 
 _ADORNMENT_CHARS = "=-`:'\"~^_*+#<>.!$%&,/;?@[\\]{|}"
 _DIRECTIVE = re.compile(r"\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?([\w:.+-]+)::")
 _COMMENT = re.compile(r"\.\.(?:[ \t]|$)")
+#: a directive's option line (``:local:``, ``:depth: 1``)
+_OPTION = re.compile(r"[ \t]+:[\w-]+:")
 _LIST_ITEM = re.compile(r"(?:[-*+•]|\d+[.)]|#\.|\(\d+\)|[a-zA-Z][.)])[ \t]+\S")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "highlight", "doctest"})
 
@@ -56,6 +58,23 @@ _INLINE = (
     (re.compile(r"\|([^|\s][^|]*)\|_{0,2}"), r"\1"),
 )
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>$")
+
+
+#: what only reStructuredText writes at the start of a line: a directive (``.. note::``, ``.. setting::
+#: ADMINS``) or a hyperlink target (``.. _install:``)
+_EXPLICIT_MARKUP = re.compile(r"^\.\.[ \t]+(?:[\w:.+-]+::|_[^\n:]+:[ \t]*$)", re.MULTILINE)
+#: how much of a file :func:`looks_like_rst` reads
+_SNIFF_CHARS = 100_000
+
+
+def looks_like_rst(text: str) -> bool:
+    """True when plain text (a ``.txt`` file) is reStructuredText, as Django's documentation is.
+
+    A directive or a hyperlink target at the start of a line is markup that
+    prose, notes and logs do not write by chance; an underlined title alone
+    is not enough (plain text underlines its headings too).
+    """
+    return _EXPLICIT_MARKUP.search(text, 0, _SNIFF_CHARS) is not None
 
 
 def plain_text(text: str) -> str:
@@ -245,6 +264,12 @@ class _Parser:
         if name in _CODE_DIRECTIVES:
             self.code.append((start, end))
             self.blocks.append(Block(start, end, "code"))
+        elif len(self.lines[i].split("::", 1)[1].split()) <= 1 and all(
+            self._blank(k) or _OPTION.match(self.lines[k]) for k in range(i + 1, stop)
+        ):
+            # nothing to read: an index entry or a target (``.. setting:: ADMINS``), a table of contents;
+            # a note written on the directive's own line (``.. note:: Back up first.``) is read
+            self.blocks.append(Block(start, end, "other"))
         else:
             body = i + 1
             while body < stop and self._blank(body):
