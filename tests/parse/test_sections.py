@@ -291,3 +291,46 @@ def test_an_rst_directive_with_nothing_to_read_leaves_its_heading_bare(between: 
     text = "Settings\n========\n\n" + between + "ADMINS\n------\n\n" + "People who get error mail. " * 5
     doc = parse(text, settings, path="settings.rst", fmt="rst")
     assert [s.heading_path for s in doc.sections] == [path]
+
+
+REFERENCE = (
+    """Settings
+========
+
+Every setting the server reads.
+
+Options
+-------
+
+"""
+    + "".join(
+        f""".. confval:: {name}
+             {name.lower()}_alias
+
+   :type: string
+
+   What {name} sets, in some detail. {"Long text about it. " * 12}
+
+   .. versionadded:: 2.{index}
+
+      Added with a longer note on what changed in this release.
+
+"""
+        for index, name in enumerate(("BIND", "WORKERS", "TIMEOUT", "KEEPALIVE"))
+    )
+    + """.. note:: One more thing.
+
+   Read the changelog.
+"""
+)
+
+
+def test_rst_reference_entries_name_the_parts_of_a_long_section() -> None:
+    """A directive that names a thing and describes it is an entry: it names the part it starts, as a deep heading."""
+    doc = parse(REFERENCE, SectionSettings(max_chars=600, min_chars=50), path="settings.rst", fmt="rst")
+    paths = [s.heading_path for s in doc.sections]
+    assert paths[0] == ("Settings",)
+    entries = [path[-1] for path in paths[1:]]
+    assert entries[:4] == ["BIND", "WORKERS", "TIMEOUT", "KEEPALIVE"]  # not the alias, the option, nor the version
+    assert all(path[:2] == ("Settings", "Options") for path in paths[1:])
+    assert "One more thing." not in entries  # a note is not an entry

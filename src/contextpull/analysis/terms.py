@@ -39,7 +39,7 @@ from operator import itemgetter
 from typing import Any
 
 #: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
-ANALYSIS_VERSION = "8"
+ANALYSIS_VERSION = "9"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 _TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)

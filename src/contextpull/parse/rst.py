@@ -39,6 +39,26 @@ _COMMENT = re.compile(r"\.\.(?:[ \t]|$)")
 #: a directive's option line (``:local:``, ``:depth: 1``)
 _OPTION = re.compile(r"[ \t]+:[\w-]+:")
 _LIST_ITEM = re.compile(r"(?:[-*+•]|\d+[.)]|#\.|\(\d+\)|[a-zA-Z][.)])[ \t]+\S")
+#: directives with an argument and a body that are not entries of a reference: docutils' and Sphinx's
+#: own (and sphinx-design's layout); every other such directive (``.. function:: run(port)``, ``..
+#: confval:: SECRET_KEY``, CMake's ``.. variable:: CMAKE_BUILD_TYPE``) documents the thing it names
+_NOT_ENTRIES = frozenset(
+    {
+        "versionadded", "versionchanged", "versionremoved", "deprecated", "seealso", "figure", "image",
+        "only", "ifconfig", "raw", "math", "table", "list-table", "csv-table", "container", "include",
+        "highlight", "tabularcolumns", "productionlist", "index", "default-role", "role", "meta", "title",
+        "sectnum", "header", "footer", "compound", "parsed-literal", "line-block", "epigraph", "highlights",
+        "pull-quote", "replace", "unicode", "date", "toctree", "glossary", "hlist", "centered", "acks",
+        "tab", "tabs", "tab-set", "tab-item", "tab-set-code", "dropdown", "card", "grid", "grid-item",
+        "grid-item-card", "attention", "caution", "danger", "error", "hint", "important", "note", "tip",
+        "warning", "admonition", "topic", "sidebar", "rubric",
+    }
+)  # fmt: skip
+#: the level of an entry's heading: below every level that starts a section (``max_depth`` is at most 6),
+#: so an entry names the part of a long section it starts or continues, as a deeper Markdown heading does
+ENTRY_LEVEL = 7
+#: the longest entry name kept in a heading path
+_ENTRY_NAME = 80
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "highlight", "doctest"})
 
 
@@ -271,12 +291,38 @@ class _Parser:
             # a note written on the directive's own line (``.. note:: Back up first.``) is read
             self.blocks.append(Block(start, end, "other"))
         else:
-            body = i + 1
-            while body < stop and self._blank(body):
-                body += 1
+            body = self._entry(i, name, stop)
+            if body > i:
+                while body < stop and self._blank(body):
+                    body += 1
+                start, end = self._span(body, stop)
+            else:
+                body = i + 1
+                while body < stop and self._blank(body):
+                    body += 1
             cuts = self._cuts(body, stop, lambda k: self._blank(k - 1) and not self._blank(k))
             self.blocks.append(Block(start, end, "container", cuts=tuple(c for c in cuts if c < end)))
         return stop
+
+    def _entry(self, i: int, name: str, stop: int) -> int:
+        """Where the body of the entry directive at line ``i`` starts, after adding its heading; else ``i``.
+
+        An entry is a directive naming a thing (an argument on its line) and
+        describing it (an indented body beyond options), not one of
+        :data:`_NOT_ENTRIES`. Its heading is the directive line with its
+        signature lines and options, named by the argument up to a ``(``.
+        """
+        argument = plain_text(self.lines[i].split("::", 1)[1].split("(", 1)[0]).strip()
+        if not argument or name.rsplit(":", 1)[-1] in _NOT_ENTRIES:
+            return i
+        head = i + 1
+        while head < stop and not self._blank(head):
+            head += 1  # further signatures and options, up to the blank line before the body
+        if not any(not self._blank(k) and not _OPTION.match(self.lines[k]) for k in range(head, stop)):
+            return i
+        start, end = self._span(i, head)
+        self.blocks.append(Block(start, end, "heading", ENTRY_LEVEL, " ".join(argument.split())[:_ENTRY_NAME]))
+        return head
 
     def _grid_table(self, i: int) -> int:
         stop = i + 1
