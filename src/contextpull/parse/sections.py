@@ -313,9 +313,9 @@ class _Sectioner:
         """Merge each piece shorter than ``min_chars`` with a neighbour (ADR 004).
 
         Forward into the next piece when that piece sits under this one's
-        heading (a heading with an empty body joins its first child and keeps
-        its own, shorter heading path) or when this piece has no heading
-        (preamble); else backward into the previous piece. Never into a table
+        heading (a heading with an empty body joins its first child, and is
+        then named by it) or when this piece has no heading (preamble); else
+        backward into the previous piece. Never into a table
         continuation from before (it must start with a row), never past
         ``max_chars``; a fragment with no such neighbour stays as it is.
         """
