@@ -41,7 +41,8 @@ _VERBATIM_FOR = {
     (False, False): re.compile(_CODE_SPAN),
 }
 #: a line of one punctuation character repeated, an underline or overline in reStructuredText and
-#: Markdown; no backticks, and no tildes over a title, which would take a fenced code block for a heading
+#: Markdown; no backticks, and no tildes over a title, which would take a fenced code block for a heading.
+#: Their backreferences are to groups 1 (overline) and 2 (underline) of :data:`_HEADING_LINES`
 _UNDERLINE, _OVERLINE = r"([=\-~^\"'*+#:._])\2{2,}[ \t]*\n", r"([=\-^\"'*+#:._])\1{2,}[ \t]*\n"
 #: the heading lines a section opens with, in any source syntax: ``# Title``, a title over (and under)
 #: an adornment line, and the blank lines and reStructuredText link targets (``.. _reload:``) around them

@@ -291,15 +291,12 @@ class _Parser:
             # a note written on the directive's own line (``.. note:: Back up first.``) is read
             self.blocks.append(Block(start, end, "other"))
         else:
-            body = self._entry(i, name, stop)
-            if body > i:
-                while body < stop and self._blank(body):
-                    body += 1
+            head = self._entry(i, name, stop)  # past an entry's heading, or i
+            body = max(head, i + 1)
+            while body < stop and self._blank(body):
+                body += 1
+            if head > i:
                 start, end = self._span(body, stop)
-            else:
-                body = i + 1
-                while body < stop and self._blank(body):
-                    body += 1
             cuts = self._cuts(body, stop, lambda k: self._blank(k - 1) and not self._blank(k))
             self.blocks.append(Block(start, end, "container", cuts=tuple(c for c in cuts if c < end)))
         return stop
