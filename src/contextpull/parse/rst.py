@@ -223,7 +223,7 @@ class _Parser:
             return self._simple_table(i)
         directive = _DIRECTIVE.match(line)
         if directive:
-            return self._directive(i, directive.group(1).lower())
+            return self._directive(i, directive.group(1).lower(), line[directive.end() :])
         if _COMMENT.match(line):
             stop = self._indented_end(i + 1)
             self.blocks.append(Block(*self._span(i, stop), "other"))
@@ -278,20 +278,19 @@ class _Parser:
         self.blocks.append(Block(start, end, "list", cuts=tuple(c for c in cuts if c < end)))
         return stop
 
-    def _directive(self, i: int, name: str) -> int:
+    def _directive(self, i: int, name: str, argument: str) -> int:
+        """The directive at line ``i``, ``argument`` the rest of its line after ``::``."""
         stop = self._indented_end(i + 1)
         start, end = self._span(i, stop)
         if name in _CODE_DIRECTIVES:
             self.code.append((start, end))
             self.blocks.append(Block(start, end, "code"))
-        elif len(self.lines[i].split("::", 1)[1].split()) <= 1 and all(
-            self._blank(k) or _OPTION.match(self.lines[k]) for k in range(i + 1, stop)
-        ):
+        elif len(argument.split()) <= 1 and not self._has_body(i + 1, stop):
             # nothing to read: an index entry or a target (``.. setting:: ADMINS``), a table of contents;
             # a note written on the directive's own line (``.. note:: Back up first.``) is read
             self.blocks.append(Block(start, end, "other"))
         else:
-            head = self._entry(i, name, stop)  # past an entry's heading, or i
+            head = self._entry(i, name, argument, stop)  # past an entry's heading, or i
             body = max(head, i + 1)
             while body < stop and self._blank(body):
                 body += 1
@@ -301,7 +300,7 @@ class _Parser:
             self.blocks.append(Block(start, end, "container", cuts=tuple(c for c in cuts if c < end)))
         return stop
 
-    def _entry(self, i: int, name: str, stop: int) -> int:
+    def _entry(self, i: int, name: str, argument: str, stop: int) -> int:
         """Where the body of the entry directive at line ``i`` starts, after adding its heading; else ``i``.
 
         An entry is a directive naming a thing (an argument on its line) and
@@ -309,17 +308,21 @@ class _Parser:
         :data:`_NOT_ENTRIES`. Its heading is the directive line with its
         signature lines and options, named by the argument up to a ``(``.
         """
-        argument = plain_text(self.lines[i].split("::", 1)[1].split("(", 1)[0]).strip()
-        if not argument or name.rsplit(":", 1)[-1] in _NOT_ENTRIES:
+        title = plain_text(argument.split("(", 1)[0]).strip()
+        if not title or name.rsplit(":", 1)[-1] in _NOT_ENTRIES:
             return i
         head = i + 1
         while head < stop and not self._blank(head):
             head += 1  # further signatures and options, up to the blank line before the body
-        if not any(not self._blank(k) and not _OPTION.match(self.lines[k]) for k in range(head, stop)):
+        if not self._has_body(head, stop):
             return i
         start, end = self._span(i, head)
-        self.blocks.append(Block(start, end, "heading", ENTRY_LEVEL, " ".join(argument.split())[:_ENTRY_NAME]))
+        self.blocks.append(Block(start, end, "heading", ENTRY_LEVEL, " ".join(title.split())[:_ENTRY_NAME]))
         return head
+
+    def _has_body(self, first: int, stop: int) -> bool:
+        """True when lines ``first`` to ``stop`` hold something to read: a line that is not blank or an option."""
+        return any(not self._blank(k) and not _OPTION.match(self.lines[k]) for k in range(first, stop))
 
     def _grid_table(self, i: int) -> int:
         stop = i + 1

@@ -134,11 +134,12 @@ class _Piece:
         else:
             path = (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
         return _Piece(
-            self.start, after.end, path, self.named or after.named, self.bare and after.bare, self._label(after)
+            self.start, after.end, path, self.named or after.named, self.bare and after.bare, self._label(after, path)
         )
 
-    def _label(self, after: _Piece) -> tuple[str, ...]:
-        """The label of this piece joined with ``after``: what the section starts at, and siblings it covers."""
+    def _label(self, after: _Piece, path: tuple[str, ...]) -> tuple[str, ...]:
+        """The label of this piece joined with ``after`` (whose joined ``path`` is given): what the section
+        starts at, and the siblings it covers."""
         if not self.named or (self.bare and after.named and self.contains(after)):
             return after.label
         if not after.named or after.path == self.path:
@@ -146,7 +147,7 @@ class _Piece:
         mine, theirs = self.label, after.label
         if len(mine) == len(theirs) and mine[:-1] == theirs[:-1]:
             return (*mine[:-1], f"{mine[-1]}; {theirs[-1]}")
-        return self.label if self.contains(after) else (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
+        return self.label if self.contains(after) else path
 
 
 class _Sectioner:
