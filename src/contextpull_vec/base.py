@@ -19,8 +19,19 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """One L2-normalised float32 row per text, in input order."""
+        """One L2-normalised float32 row per text, in input order: the texts searched (sections, chunks)."""
         ...
+
+
+def embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``texts`` embedded as search queries.
+
+    An asymmetric model (e5) embeds a query differently from the passages it
+    searches and says so with an ``embed_queries`` method; every other
+    embedder, ours or one a user injects, embeds both alike, with ``embed``.
+    """
+    method = getattr(embedder, "embed_queries", None)
+    return method(texts) if callable(method) else embedder.embed(texts)
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:

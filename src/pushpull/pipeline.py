@@ -85,7 +85,7 @@ def push_rows(
     cache_dir: Path,
     *,
     reranker: str | None = None,
-    embedder: str = "minilm",
+    embedder: str | None = None,
     reranker_provider: Any | None = None,
 ) -> Rows:
     """Rows for the push configs ``which`` (None = all); configs that cannot run are skipped with a reason."""

@@ -67,6 +67,19 @@ def test_bench_prints_one_table_and_writes_results(corpus: Path) -> None:
     assert (out / "runs" / "contextpull-search.trec").exists()
 
 
+def test_bench_dense_rows_take_the_embedder_asked_for_and_record_it(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bench-out"
+    done = bench(corpus, "--push", "dense,hybrid", "--embedder", "static", "--out", out, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "results.json").read_text())
+    assert [row["name"] for row in data["rows"]][:2] == ["dense (static)", "hybrid rrf (tantivy bm25+dense static)"]
+    assert data["options"]["embedder"] == "static"
+    unknown = bench(corpus, "--push", "dense", "--embedder", "sbert:x", "--out", tmp_path / "x")
+    assert (
+        unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "unknown embedder 'sbert:x'" in unknown.stderr
+    )
+
+
 def test_bench_reuses_the_eval_set_until_the_corpus_changes(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "bench-out"
     first = run_bench(BenchOptions(corpus, push=["bm25"], out=out))

@@ -195,6 +195,49 @@ def test_hybrid_finds_what_the_words_miss(corpus: Path, tmp_path: Path) -> None:
         assert vector_only and all(h.match == "vector" for h in vector_only)
 
 
+class TwoSidedStatic(StaticEmbedder):
+    """The real default embedder, made asymmetric as e5 is: queries go through ``embed_queries``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        self.queries.extend(texts)
+        return super().embed(texts)
+
+
+def test_sections_are_embedded_as_passages_and_the_query_as_a_query(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    embedder = TwoSidedStatic()
+    report = ingest(corpus, store, SETTINGS, embed=embedder)
+    assert len(embedder.texts) == report.sections and embedder.queries == []
+    embedder.texts.clear()
+    with Ops.open(store, embedder=embedder) as ops:
+        assert ops.search("remove cached packages to reclaim storage", mode="hybrid").hits
+    assert embedder.queries == ["remove cached packages to reclaim storage"] and embedder.texts == []
+
+
+def test_e5_vectors_find_a_paraphrase_the_words_miss(corpus: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    report = ingest(corpus, store, SETTINGS, embed="e5-small")
+    assert report.embed_model == "e5-small" and report.vectors == report.sections
+    with Ops.open(store) as ops:  # the embedder is rebuilt from the name the store records
+        found = {}
+        for query in ("reimbursed for an order I sent back", "where to sleep on a business trip"):
+            assert not ops.search(query, mode="lexical").hits  # no word of the question is in the corpus
+            found[query] = [(h.id, h.match) for h in ops.search(query, mode="hybrid").hits[:1]]
+    assert found == {
+        "reimbursed for an order I sent back": [("money/payments.md#1", "vector")],
+        "where to sleep on a business trip": [("money/travel.md#1", "vector")],
+    }
+
+
 def test_the_path_filter_applies_to_vectors(corpus: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     ingest(corpus, store, SETTINGS, embed="static")

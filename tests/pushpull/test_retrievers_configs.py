@@ -44,6 +44,12 @@ def test_rows_can_be_chosen_by_key_or_name(tmp_path: Path) -> None:
     assert build_push_configs(CHUNKS, cache_dir=tmp_path, which=["dense"])[0].name == "dense (minilm)"
 
 
+def test_another_embedder_is_named_by_every_row_it_serves(tmp_path: Path) -> None:
+    configs = build_push_configs(CHUNKS, cache_dir=tmp_path, which=["dense", "hybrid"], embedder="static")
+    assert [c.name for c in configs] == ["dense (static)", "hybrid rrf (tantivy bm25+dense static)"]
+    assert all(c.retriever is not None and c.retriever.retrieve("--no-cache", 1) == ["cache#1"] for c in configs)
+
+
 def test_unknown_row_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="unknown push config 'splade'"):
         build_push_configs(CHUNKS, cache_dir=None, which=["splade"])
@@ -60,6 +66,6 @@ def test_unusable_embedder_skips_dense_rows_but_keeps_bm25(refusing_endpoint: No
     configs = build_push_configs(CHUNKS, cache_dir=None, embedder="openai:locked-model")
     by_name = {c.name: c for c in configs}
     assert by_name["bm25 floor (bare terms)"].retriever is not None
-    for name in ("dense (openai:locked-model)", "hybrid rrf (tantivy bm25+dense)"):
+    for name in ("dense (openai:locked-model)", "hybrid rrf (tantivy bm25+dense openai:locked-model)"):
         assert by_name[name] == PushConfig(name, None, by_name[name].skip_reason)
         assert "invalid api key" in (by_name[name].skip_reason or "")

@@ -112,6 +112,19 @@ def test_empty_query_and_empty_corpus(minilm: CountingMiniLM) -> None:
     assert DenseRetriever([], embedder=minilm).retrieve("cache", 3) == []
 
 
+def test_e5_dense_row_embeds_the_query_as_a_query() -> None:
+    import contextpull_vec
+
+    e5 = contextpull_vec.get_embedder("e5-small")
+    dense = DenseRetriever(CORPUS, embedder=e5)
+    assert dense.name == "dense (e5-small)"
+    query = "how do I remove stored downloads to free disk space"
+    assert dense.retrieve(query, 3)[0] == "cache#1"
+    # the chunks were embedded as passages, the question with e5's query prefix
+    by_query = dense.matrix @ contextpull_vec.embed_queries(e5, [query])[0]
+    assert [CORPUS[i].id for i in np.argsort(-by_query)[:3]] == dense.retrieve(query, 3)
+
+
 # --- OpenAI-compatible endpoint (the embedder's own tests: tests/vec/test_contextpull_vec.py) ---------
 
 

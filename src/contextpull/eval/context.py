@@ -33,6 +33,7 @@ class BenchOptions:
     n: int = 200
     seed: int = 0
     reranker: str | None = None
+    embedder: str | None = None  # the dense push rows' embedder; None: pushpull's default (minilm)
     pull: Sequence[str] = ()  # pull agents: provider:model or claude-code[:model]
     replay: Path | None = None  # a run dir to reproduce from its records, with no model
     allow_stale: bool = False  # replay even when the behaviour fingerprint changed (the table says so)
@@ -56,6 +57,7 @@ class BenchOptions:
             "n": self.n,
             "seed": self.seed,
             "reranker": self.reranker,
+            "embedder": self.embedder,
             "pull": list(self.pull),
         }
 

@@ -114,7 +114,7 @@ class StoreVectors:
                     f"open the store with the embedder for {model}, or none to build it from the store",
                 )
             self._embedder = get_embedder(model)
-        return embed(self._embedder, [query])[0]
+        return embed(self._embedder, [query], queries=True)[0]
 
 
 def confident_count(lexical_scores: Sequence[float]) -> int:

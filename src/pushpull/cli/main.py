@@ -115,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "the eval set has no questions", "see the skipped-shape reasons: pushpull build-evalset --chunks ..."
         )
     rows = Rows([RunRow(spec, load_adapter(spec, chunks), sampled=True) for spec in args.adapter])
-    rows.extend(push_rows(chunks, push, args.out, reranker=args.reranker))
+    rows.extend(push_rows(chunks, push, args.out, embedder=args.embedder, reranker=args.reranker))
     if not rows.rows:
         raise HarnessError("nothing to run", "pass --adapter FILE.py:NAME or --push all")
     result, paths = score(chunks, evalset, rows, args.out, k=args.k, sample=args.sample, seed=args.seed, judge=provider)

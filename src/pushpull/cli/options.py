@@ -23,11 +23,15 @@ def add_evalset_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """``--push --reranker --k --sample``: which rows run and how they are cut off."""
+    """``--push --embedder --reranker --k --sample``: which rows run and how they are cut off."""
     parser.add_argument(
         "--push",
         default="all",
         help="push configs: all, none, or a comma list of bm25,dense,hybrid,rerank (default: all)",
+    )
+    parser.add_argument(
+        "--embedder",
+        help="embedder of the dense, hybrid and rerank rows: minilm (default), e5-small, static, or openai:<model>",
     )
     parser.add_argument("--reranker", help="reranker for the rerank row: onnx:<folder> or llm:<provider:model>")
     parser.add_argument("--k", type=int, default=5, help="cutoff for every metric (default: 5)")

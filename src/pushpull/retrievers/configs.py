@@ -35,6 +35,8 @@ _KEY_BY_FAMILY = {
 #: the lexical row fused with dense in the hybrid rows: the stronger of the two deployed lexical rows
 #: on the suite's question sets (benchmarks/results/search-quality.txt)
 HYBRID_LEXICAL = "tantivy"
+#: the dense rows' embedder unless one is chosen (``--embedder``): the one every published run used
+DEFAULT_EMBEDDER = "minilm"
 _NAMES = {
     "bm25": "bm25 floor (bare terms)",
     "bm25s": "bm25s (snowball english, stopwords)",
@@ -56,14 +58,15 @@ def build_push_configs(
     *,
     cache_dir: Path | None,
     which: list[str] | None = None,
-    embedder: str = "minilm",
+    embedder: str | None = None,
     reranker: str | None = None,
     reranker_provider: Provider | None = None,
 ) -> list[PushConfig]:
     """The requested push configs (all six by default), in report order.
 
     ``which`` holds keys (``bm25``, ``bm25s``, ``tantivy``, ``dense``, ``hybrid``, ``rerank``) or row
-    names. ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``; ``reranker_provider``, when
+    names. ``embedder`` is the dense rows' spec (``contextpull_vec``; :data:`DEFAULT_EMBEDDER` when
+    ``None``). ``reranker`` is ``onnx:<folder>`` or ``llm:<provider spec>``; ``reranker_provider``, when
     given, answers an ``llm:`` reranker's calls instead of a provider opened from the spec (a replay's
     recorded provider, which answers from the run's cache with no model installed).
     Raises ``UsageError`` for an unknown row, embedder or reranker spec and
@@ -85,7 +88,7 @@ def _key(entry: str) -> str:
     return key
 
 
-def push_row_name(key: str, *, embedder: str = "minilm", reranker: str | None = None) -> str:
+def push_row_name(key: str, *, embedder: str | None = None, reranker: str | None = None) -> str:
     """The row name of push config ``key`` as the report prints it (``tantivy`` → ``tantivy bm25 (…)``)."""
     return _Builder([], cache_dir=None, embedder=embedder, reranker=reranker)._name(_key(key))
 
@@ -104,13 +107,13 @@ class _Builder:
         chunks: Sequence[ChunkLike],
         *,
         cache_dir: Path | None,
-        embedder: str,
+        embedder: str | None,
         reranker: str | None,
         reranker_provider: Provider | None = None,
     ) -> None:
         self.chunks = chunks
         self.cache_dir = cache_dir
-        self.embedder_spec = embedder
+        self.embedder_spec = embedder or DEFAULT_EMBEDDER
         self.reranker_spec = reranker
         self._built: dict[str, Retriever] = {}
         self._failed: dict[str, str] = {}
@@ -141,7 +144,9 @@ class _Builder:
         if key == "dense":
             return f"dense ({self.embedder_spec})"
         if key == "hybrid":
-            return f"hybrid rrf ({_NAMES[HYBRID_LEXICAL].split(' (')[0]}+dense)"
+            # the default embedder is left unnamed, as every published table names this row
+            dense = "dense" if self.embedder_spec == DEFAULT_EMBEDDER else f"dense {self.embedder_spec}"
+            return f"hybrid rrf ({_NAMES[HYBRID_LEXICAL].split(' (')[0]}+{dense})"
         if key == "rerank":
             label = reranker_label(self.reranker_spec) if self.reranker_spec else "none"
             return f"hybrid rrf + rerank ({label})"

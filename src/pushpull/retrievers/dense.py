@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from contextpull_vec import Embedder
+from contextpull_vec import Embedder, embed_queries
 
 from ..progress import progress_bars
 from .base import ChunkLike, top_k
@@ -115,7 +115,7 @@ class DenseRetriever:
         self._queries += 1
         if not self.ids or not query.strip():
             return []
-        vector = self.embedder.embed([query])[0]
+        vector = embed_queries(self.embedder, [query])[0]
         return [self.ids[i] for i in top_k(self.matrix @ vector, k)]
 
     def stats(self) -> dict[str, Any]:
