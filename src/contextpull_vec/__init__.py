@@ -17,6 +17,7 @@ and passages differently, see :func:`embed_queries`) and ``openai:<model>``
 from __future__ import annotations
 
 from .base import Embedder, embed_queries, normalise
+from .e5 import E5_NAME
 from .errors import EXTRA_HINT, EmbedderError, EndpointFailed, MissingExtra, UnknownSpec
 from .fusion import reciprocal_rank_fusion, rrf_scores
 
@@ -45,7 +46,6 @@ def model_name(spec: str) -> str:
 
     A name is itself a valid spec, so a store that records the name can rebuild its embedder.
     """
-    from .e5 import E5_NAME
     from .static import STATIC_NAME
 
     spec = spec.strip()
@@ -64,7 +64,7 @@ def get_embedder(spec: str = DEFAULT_SPEC) -> Embedder:
         from .minilm import MiniLMOnnxEmbedder
 
         return MiniLMOnnxEmbedder()
-    if name == "e5-small":
+    if name == E5_NAME:
         from .e5 import E5Embedder
 
         return E5Embedder()

