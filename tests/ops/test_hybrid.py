@@ -238,6 +238,54 @@ def test_e5_vectors_find_a_paraphrase_the_words_miss(corpus: Path, tmp_path: Pat
     }
 
 
+class Marker:
+    """A real, cheap embedder: sections holding the marker point one way, the rest the other, every query the first.
+
+    So the section nearest by vector is chosen by the test, whatever the words say.
+    """
+
+    name = "marker"
+    dim = 2
+    MARK = "stores Python packages"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if self.MARK in text else [0.0, 1.0] for text in texts], dtype=np.float32)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] for _ in texts], dtype=np.float32)
+
+
+def test_the_vector_slot_moves_a_side_of_a_comparison_down_never_out(tmp_path: Path) -> None:
+    # Six AWS sections crowd the first hits; Google's answer comes in by the side rule (ops/sides.py), and
+    # Google's overview, nearest by vector and a word hit, takes the vector slot. Placed first, the slot
+    # showed Google's document, so the side rule left Google's answer out.
+    corpus = write_corpus(
+        tmp_path / "corpus",
+        {
+            "aws.md": "# AWS CodeArtifact\n\nAWS CodeArtifact is a package index.\n\n"
+            + "".join(
+                f"## {name}\n\nThe username for the AWS CodeArtifact index is aws when you {name.lower()}.\n\n"
+                for name in ("Publish", "Install", "Lock", "Sync", "Login", "Rotate")
+            ),
+            **{
+                f"notes/{n}.md": f"# Registries {n}\n\nGoogle Artifact Registry and Google Cloud are named in note {n}.\n"
+                for n in range(6)
+            },
+            "google.md": f"# Google Artifact Registry\n\nGoogle Artifact Registry {Marker.MARK}.\n\n"
+            "## Access\n\nThe username for Google Artifact Registry is oauth2accesstoken.\n",
+        },
+    )
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed=Marker())
+    query = (
+        "What is the difference between the username for the index in AWS CodeArtifact and Google Artifact Registry?"
+    )
+    with Ops.open(store, embedder=Marker()) as ops:
+        hits = [h.id for h in ops.search(query, mode="hybrid").hits]
+    assert hits[VECTOR_SLOT - 1] == "google.md#0" and "google.md#1" in hits[:5], hits
+    assert hits[0].startswith("aws.md#")
+
+
 def test_the_path_filter_applies_to_vectors(corpus: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     ingest(corpus, store, SETTINGS, embed="static")

@@ -21,7 +21,9 @@ are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
   they missed. A nearest section the words did not find at all gets no slot:
   on a table lookup it pushed a correct fifth word hit out (ADR 010, decision
   5). Not for a query naming an identifier family by prefix (``PIP_*``): its
-  words are exact evidence.
+  words are exact evidence. The slot is placed last, after the sides of a
+  comparison (``ops/sides.py``), so it moves a side's section down a place,
+  never out (decision 7).
 
 A query whose words find little (few hits, or hits far weaker than the best)
 is thus answered by the vectors; a query the words answer well keeps its
@@ -33,8 +35,8 @@ the path filter applies to both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import contextpull_vec
 from contextpull_vec.fusion import K_RRF
@@ -131,14 +133,52 @@ def confident_count(lexical_scores: Sequence[float]) -> int:
 def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: bool = False) -> list[tuple[int, float]]:
     """The lexical-led fusion of ``lexical`` (``(rowid, score)``, best first) and ``vector`` (row ids, best first).
 
-    Returns ``(rowid, fused score)`` for every candidate, best first; the
+    Returns ``(rowid, fused score)`` for every candidate, best first: the
+    :func:`merge`, then the :func:`slot_holder` at :data:`VECTOR_SLOT`. The
     score is ``1 / (60 + position)``, the reciprocal-rank form, so it falls
-    down the list whatever side a hit came from. The nearest section takes
-    :data:`VECTOR_SLOT` only when it is also a word hit; ``exact`` (the query
-    names an identifier family by prefix) keeps it where the merge put it,
-    and puts every word hit before the sections only the vectors found.
-    Deterministic: ties go to the word hit, and each side's order is a total
-    order.
+    down the list whatever side a hit came from.
+    """
+    order = take_slot(merge(lexical, vector, exact), slot_holder(lexical, vector, exact), lambda rowid: rowid)
+    return [(rowid, rank_score(position)) for position, rowid in enumerate(order, start=1)]
+
+
+def slot_holder(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: bool) -> int | None:
+    """The section that earns :data:`VECTOR_SLOT`: the nearest by vector, when the words found it too.
+
+    ``None`` when it is not a word hit, or the query names an identifier family (``exact``).
+    """
+    if not vector or exact or vector[0] not in {rowid for rowid, _ in lexical}:
+        return None
+    return vector[0]
+
+
+T = TypeVar("T")
+
+
+def take_slot(order: list[T], holder: T | None, key: Callable[[T], int]) -> list[T]:
+    """``order`` with ``holder`` at :data:`VECTOR_SLOT` at worst: moved up, or put there from beyond the list.
+
+    Applied last, after every other rule has placed its hits (a side of a
+    comparison, ``ops/sides.py``), so the slot moves one of them down a place
+    rather than hiding it; nothing else moves.
+    """
+    if holder is None:
+        return order
+    at = next((i for i, item in enumerate(order) if key(item) == key(holder)), None)
+    if at is not None and at < VECTOR_SLOT:
+        return order
+    out = list(order)
+    moved = holder if at is None else out.pop(at)
+    out.insert(VECTOR_SLOT - 1, moved)
+    return out
+
+
+def merge(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: bool = False) -> list[int]:
+    """Every candidate of the two rankings in the lexical-led order, before the vector slot.
+
+    ``exact`` (the query names an identifier family by prefix) puts every
+    word hit before the sections only the vectors found. Deterministic: ties
+    go to the word hit, and each side's order is a total order.
     """
     confident = confident_count([score for _, score in lexical])
     head = [rowid for rowid, _ in lexical[:confident]]
@@ -158,12 +198,7 @@ def fuse(lexical: Sequence[tuple[int, float]], vector: Sequence[int], exact: boo
         else:
             merged.append(only_vector[v])
             v += 1
-    order = head + merged
-    if vector and not exact and (vector[0] in taken or vector[0] in in_words):
-        at = order.index(vector[0])
-        if at >= VECTOR_SLOT:
-            order.insert(VECTOR_SLOT - 1, order.pop(at))
-    return [(rowid, rank_score(position)) for position, rowid in enumerate(order, start=1)]
+    return head + merged
 
 
 def rank_score(position: int) -> float:

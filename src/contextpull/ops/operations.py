@@ -44,7 +44,7 @@ from ..store.connection import Store
 from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
 from .grep import compile_pattern, scan, trim_line
-from .hybrid import DEPTH, StoreVectors, check_mode, fuse, rank_score, vectors_can_change
+from .hybrid import DEPTH, StoreVectors, check_mode, merge, rank_score, slot_holder, take_slot, vectors_can_change
 from .pointers import with_links
 from .ranking import RankedSection, rank
 from .results import (
@@ -200,13 +200,13 @@ class Ops(Closeable):
             things = compared if limit >= SIDE_SLOT else None
             if query_vector is None:
                 chosen = cover_sides(store, analysed, things, ranking.sections, doc_ids)[:limit]
-            elif things is None:
-                chosen = self._fuse(ranking.sections, query_vector, limit, doc_ids, analysed.names_family)
             else:
                 # At least the first hits cover_sides looks at, so its choice never depends on the limit.
-                depth = max(limit, FIRST_HITS)
-                fused = self._fuse(ranking.sections, query_vector, depth, doc_ids, analysed.names_family)
-                chosen = _by_rank(cover_sides(store, analysed, things, fused, doc_ids)[:limit])
+                depth = limit if things is None else max(limit, FIRST_HITS)
+                fused, holder = self._fuse(ranking.sections, query_vector, depth, doc_ids, analysed.names_family)
+                # The vector slot comes last: it may move a side's best section down, never out.
+                sided = cover_sides(store, analysed, things, fused, doc_ids)
+                chosen = _by_rank(take_slot(sided, holder, _rowid)[:limit])
             texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms
@@ -239,13 +239,14 @@ class Ops(Closeable):
         limit: int,
         doc_ids: list[int] | None,
         exact: bool,
-    ) -> list[RankedSection]:
-        """The first ``limit`` of the lexical-led fusion (``ops/hybrid.py``) of the two rankings, each to :data:`DEPTH`.
+    ) -> tuple[list[RankedSection], RankedSection | None]:
+        """The first ``limit`` of the lexical-led merge (``ops/hybrid.py``) of the two rankings, each to :data:`DEPTH`,
+        and the word hit that earns the vector slot (``slot_holder``), which the caller places last.
 
         A hit found by words keeps how it matched; one found only by its
-        vector has ``match="vector"``. ``score`` is the fused rank score. When
-        vectors cannot change the first ``limit`` (``vectors_can_change``),
-        the vector ranking is skipped (same hits, no cost).
+        vector has ``match="vector"``. When vectors cannot change the first
+        ``limit`` (``vectors_can_change``), the vector ranking is skipped
+        (same hits, no cost). Scores are set by the caller from the final order.
         """
         by_words = {hit.section.rowid: hit for hit in lexical[:DEPTH]}
         words = [(rowid, hit.score) for rowid, hit in by_words.items()]
@@ -253,15 +254,17 @@ class Ops(Closeable):
             nearest = self._vectors.index().top(query_vector, DEPTH, doc_ids)
         else:
             nearest = []
-        fused = fuse(words, nearest, exact)[:limit]
-        unseen = [(rowid, 0.0) for rowid, _ in fused if rowid not in by_words]
+        merged = merge(words, nearest, exact)[:limit]
+        unseen = [(rowid, 0.0) for rowid in merged if rowid not in by_words]
         by_vector = {row.section.rowid: row for row in self.store.ranked_pointers(unseen)}
-        return [
-            replace(by_words[rowid], score=round(score, 6))
+        hits = [
+            by_words[rowid]
             if rowid in by_words
-            else RankedSection(by_vector[rowid].section, by_vector[rowid].title, round(score, 6), "vector")
-            for rowid, score in fused
+            else RankedSection(by_vector[rowid].section, by_vector[rowid].title, 0.0, "vector")
+            for rowid in merged
         ]
+        holder = slot_holder(words, nearest, exact)
+        return hits, None if holder is None else by_words[holder]
 
     # --- read ----------------------------------------------------------------
     def read(self, id: str, context: int = 0) -> ReadResult:
@@ -489,8 +492,12 @@ def _grep_match(row: queries.SectionRow, lines: list[GrepLine]) -> GrepMatch:
     return GrepMatch(row.sid, row.path, row.heading_path, first.line_number, first.line, tuple(more))
 
 
+def _rowid(hit: RankedSection) -> int:
+    return hit.section.rowid
+
+
 def _by_rank(hits: Sequence[RankedSection]) -> list[RankedSection]:
-    """Fused hits scored by their final position, after :func:`cover_sides` may have moved one."""
+    """Fused hits scored by their final position, after :func:`cover_sides` and the vector slot placed theirs."""
     return [replace(hit, score=round(rank_score(position), 6)) for position, hit in enumerate(hits, start=1)]
 
 
