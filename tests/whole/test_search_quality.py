@@ -37,3 +37,23 @@ def test_search_recall_on_the_bundled_corpus_holds_the_committed_figure(tmp_path
         assert search.overall.recall >= figures["overall"]["recall"] - 1e-9, block.evalset
         for shape, summary in search.by_shape.items():
             assert summary.recall >= figures["by_shape"][shape]["recall"] - 1e-9, (block.evalset, shape)
+
+
+def test_a_hand_written_passage_is_credited_once_at_its_first_holder() -> None:
+    from pushpull.scoring.metrics import QuestionResult
+    from pushpull.scoring.runner import RowResult
+
+    suite = load_suite()
+    holders = {"docs/a.md#1": ["v10/a.md#1", "v9/a.md#1"], "docs/b.md#2": ["v10/b.md#2"]}
+    shown_late = QuestionResult("q1", "comparison", list(holders), holders, ["x#0", "v10/a.md#1", "docs/a.md#1"])
+    copy_only = QuestionResult("q2", "comparison", list(holders), holders, ["v9/a.md#1", "v10/a.md#1", "y#0"])
+    row = RowResult("search", [shown_late, copy_only], {}, False, 5)
+    assert row.overall.recall == 0.25  # only the gold ids count before
+
+    suite.credit_by_passage(row)
+
+    # the first holder takes the gold id, the gold section shown later the holder's: nothing grows or shrinks
+    assert shown_late.retrieved == ["x#0", "docs/a.md#1", "v10/a.md#1"]
+    # two copies of one passage credit it once; the other passage, never shown, stays a miss
+    assert copy_only.retrieved == ["docs/a.md#1", "v10/a.md#1", "y#0"]
+    assert row.overall.recall == 0.5 and row.overall.mrr == 0.75
