@@ -43,6 +43,7 @@ from ..store.closeable import Closeable
 from ..store.connection import Store
 from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
+from .copies import copies_last
 from .grep import compile_pattern, scan, trim_line
 from .hybrid import DEPTH, StoreVectors, check_mode, merge, rank_score, slot_holder, take_slot, vectors_can_change
 from .pointers import with_links
@@ -198,16 +199,22 @@ class Ops(Closeable):
             ranking = rank(store, analysed, doc_ids, compared)
             # Two things named, and room for the place a side's best section takes (ops/sides.py).
             things = compared if limit >= SIDE_SLOT else None
+            # At least the first hits cover_sides looks at, so its choice never depends on the limit.
+            depth = limit if things is None else max(limit, FIRST_HITS)
+            texts: dict[int, str] = {}
+            lexical = copies_last(store, ranking.sections, depth, texts)
             if query_vector is None:
-                chosen = cover_sides(store, analysed, things, ranking.sections, doc_ids)[:limit]
+                order = cover_sides(store, analysed, things, lexical, doc_ids)
             else:
-                # At least the first hits cover_sides looks at, so its choice never depends on the limit.
-                depth = limit if things is None else max(limit, FIRST_HITS)
-                fused, holder = self._fuse(ranking.sections, query_vector, depth, doc_ids, analysed.names_family)
+                fused, holder = self._fuse(lexical, query_vector, depth, doc_ids, analysed.names_family)
                 # The vector slot comes last: it may move a side's best section down, never out.
-                sided = cover_sides(store, analysed, things, fused, doc_ids)
-                chosen = _by_rank(take_slot(sided, holder, _rowid)[:limit])
-            texts = store.section_texts(hit.section.rowid for hit in chosen) if width else {}
+                order = take_slot(cover_sides(store, analysed, things, fused, doc_ids), holder, _rowid)
+            # Again: a side's best section or the vector slot's holder may repeat a hit above it.
+            chosen = copies_last(store, order, limit, texts)[:limit]
+            if query_vector is not None:
+                chosen = _by_rank(chosen)
+            if width:
+                texts.update(store.section_texts(hit.section.rowid for hit in chosen if hit.section.rowid not in texts))
             missing = weak_match(store, analysed, chosen[0]) if chosen else ()
         terms = ranking.terms
         hits = tuple(

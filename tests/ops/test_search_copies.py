@@ -1,0 +1,107 @@
+"""Copies last: a hit repeating one above it (same page title, heading path and text) moves below the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextpull.ingestion.run import ingest
+from contextpull.ops import copies
+from contextpull.ops.operations import Ops
+from contextpull.ops.ranking import RankedSection
+from contextpull.store.queries import SectionRow
+from ops_support import ONE_SECTION_PER_HEADING, write_corpus
+
+SETTING = (
+    "# Settings\n\n## releaseDelay\n\nThe releaseDelay setting holds a new release back for 1440 minutes"
+    " before it is installed.\n"
+)
+#: one page kept once per version, as versioned documentation sets do; version 3's copy differs in spacing only
+VERSIONED = {
+    "docs/v1/settings.md": SETTING,
+    "docs/v2/settings.md": SETTING,
+    "docs/v3/settings.md": SETTING.replace("1440 minutes ", "1440 minutes  \n"),
+    "docs/current/exclude.md": (
+        "# Excluding packages\n\n## releaseDelayExclude\n\nPackages listed under releaseDelayExclude skip the"
+        " releaseDelay setting.\n"
+    ),
+    # the same text under two different pages: two answers, not one
+    "cli/add.md": "# pnpm add\n\n## --save-dev\n\nThe release delay does not apply to a package saved with this flag.\n",
+    "cli/install.md": "# pnpm install\n\n## --save-dev\n\nThe release delay does not apply to a package saved with this flag.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def versioned(tmp_path_factory: pytest.TempPathFactory) -> Ops:
+    tmp = tmp_path_factory.mktemp("copies")
+    store = tmp / "versioned.sqlite"
+    ingest(write_corpus(tmp / "corpus", VERSIONED), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as opened:
+        yield opened
+
+
+def test_copies_of_a_section_move_below_the_sections_that_add_something(versioned: Ops) -> None:
+    hits = versioned.search("releaseDelay setting", limit=3).hits
+    first = hits[0].doc
+    assert first.startswith("docs/v") and hits[0].heading_path[-1] == "releaseDelay"
+    # the other two versions, one of them different only in spacing, wait below the next answer
+    assert hits[1].doc == "docs/current/exclude.md"
+    assert [hit.heading_path[-1] for hit in hits].count("releaseDelay") == 1
+
+
+def test_copies_are_never_dropped_and_the_first_hits_do_not_depend_on_the_limit(versioned: Ops) -> None:
+    everything = versioned.search("releaseDelay setting", limit=20).hits
+    assert {hit.doc for hit in everything if hit.doc.startswith("docs/v")} == {
+        "docs/v1/settings.md",
+        "docs/v2/settings.md",
+        "docs/v3/settings.md",
+    }
+    for limit in range(1, len(everything) + 1):
+        assert [hit.id for hit in versioned.search("releaseDelay setting", limit=limit).hits] == [
+            hit.id for hit in everything[:limit]
+        ]
+    scores = [hit.score for hit in everything]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_the_same_text_under_pages_of_other_names_is_not_a_copy(versioned: Ops) -> None:
+    hits = versioned.search("release delay saved with this flag", limit=2).hits
+    assert {hit.doc for hit in hits} == {"cli/add.md", "cli/install.md"}
+
+
+class CountingTexts:
+    """A reader of section texts that counts what it is asked for (``copies_last`` reads nothing else)."""
+
+    def __init__(self, texts: dict[int, str]) -> None:
+        self.texts = texts
+        self.read: list[int] = []
+
+    def section_texts(self, rowids) -> dict[int, str]:  # noqa: ANN001 - the StoreReader signature
+        wanted = list(rowids)
+        self.read += wanted
+        return {rowid: self.texts[rowid] for rowid in wanted}
+
+
+def ranked(rowid: int, title: str = "Page") -> RankedSection:
+    section = SectionRow(rowid, f"page-{rowid}.md#0", f"page-{rowid}.md", 0, ("Heading",), "prose")
+    return RankedSection(section, title, 100.0 - rowid, "all")
+
+
+def test_only_the_texts_of_the_first_hits_are_read() -> None:
+    pool = [ranked(rowid) for rowid in range(50)]
+    store = CountingTexts({rowid: f"text {rowid}" for rowid in range(50)})
+    out = copies.copies_last(store, pool, 5, {})  # type: ignore[arg-type]
+    assert out == pool
+    assert len(store.read) == copies.BATCH  # one batch holds five hits that are not copies
+
+
+def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
+    pool = [ranked(rowid) for rowid in range(40)]
+    same = {rowid: "one paragraph" for rowid in range(20)}
+    store = CountingTexts({**same, **{rowid: f"text {rowid}" for rowid in range(20, 40)}})
+    texts: dict[int, str] = {}
+    out = copies.copies_last(store, pool, 3, texts)  # type: ignore[arg-type]
+    assert [hit.section.rowid for hit in out[:3]] == [0, 20, 21]
+    assert [hit.section.rowid for hit in out[3:22]] == list(range(1, 20))  # the copies, in their order
+    assert len(store.read) == 2 * copies.BATCH and set(texts) == set(store.read)
