@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterable
 
 import pytest
 
@@ -77,7 +77,7 @@ class CountingTexts:
         self.texts = texts
         self.read: list[int] = []
 
-    def section_texts(self, rowids) -> dict[int, str]:  # noqa: ANN001 - the StoreReader signature
+    def section_texts(self, rowids: Iterable[int]) -> dict[int, str]:
         wanted = list(rowids)
         self.read += wanted
         return {rowid: self.texts[rowid] for rowid in wanted}
@@ -93,7 +93,7 @@ def test_only_the_texts_of_the_first_hits_are_read() -> None:
     store = CountingTexts({rowid: f"text {rowid}" for rowid in range(50)})
     out = copies.copies_last(store, pool, 5, {})  # type: ignore[arg-type]
     assert out == pool
-    assert len(store.read) == copies.BATCH  # one batch holds five hits that are not copies
+    assert store.read == [0, 1, 2, 3, 4]  # the five returned, whose snippets read them anyway
 
 
 def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
@@ -104,4 +104,5 @@ def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
     out = copies.copies_last(store, pool, 3, texts)  # type: ignore[arg-type]
     assert [hit.section.rowid for hit in out[:3]] == [0, 20, 21]
     assert [hit.section.rowid for hit in out[3:22]] == list(range(1, 20))  # the copies, in their order
-    assert len(store.read) == 2 * copies.BATCH and set(texts) == set(store.read)
+    # one text more per copy passed over: 20 hits read for 3 that are not copies, never all 40
+    assert store.read == list(range(22)) and set(texts) == set(store.read)

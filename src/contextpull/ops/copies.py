@@ -16,9 +16,10 @@ dropped: it moves after the first ``wanted`` hits that are not copies, so
 asking for more hits still reaches it, and the first ``k`` hits are the same
 for every ``wanted >= k``.
 
-The pool is read in order, a batch of texts at a time, until ``wanted``
-hits that are not copies are found: the cost is the texts of the first hits
-(which the snippets of those hits read anyway), not of the whole pool.
+The pool is read in order, each time the texts of as many hits as are
+still wanted, until ``wanted`` hits that are not copies are found: with no
+copies that is the texts of the hits returned, which their snippets read
+anyway, and each copy costs one text more, never the whole pool.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ from dataclasses import replace
 
 from ..store.reader import StoreReader
 from .ranking import RankedSection
-
-#: texts read from the store at a time while looking for ``wanted`` hits that are not copies
-BATCH = 16
 
 
 def copies_last(
@@ -47,20 +45,18 @@ def copies_last(
     copies: list[RankedSection] = []
     position = 0
     while position < len(order) and len(kept) < wanted:
-        batch = order[position : position + BATCH]
+        batch = order[position : position + wanted - len(kept)]
+        position += len(batch)
         unread = [hit.section.rowid for hit in batch if hit.section.rowid not in texts]
         if unread:
             texts.update(store.section_texts(unread))
         for hit in batch:
-            position += 1
             key = (hit.title, hit.section.heading_path, " ".join(texts[hit.section.rowid].split()))
             if key in seen:
                 copies.append(hit)
             else:
                 seen.add(key)
                 kept.append(hit)
-                if len(kept) == wanted:
-                    break
     if not copies:
         return list(order)
     out = kept + copies + list(order[position:])
