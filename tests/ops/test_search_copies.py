@@ -83,26 +83,27 @@ class CountingTexts:
         return {rowid: self.texts[rowid] for rowid in wanted}
 
 
-def ranked(rowid: int, title: str = "Page") -> RankedSection:
-    section = SectionRow(rowid, f"page-{rowid}.md#0", f"page-{rowid}.md", 0, ("Heading",), "prose")
-    return RankedSection(section, title, 100.0 - rowid, "all")
+def ranked(rowid: int, heading: str = "Heading") -> RankedSection:
+    section = SectionRow(rowid, f"page-{rowid}.md#0", f"page-{rowid}.md", 0, (heading,), "prose")
+    return RankedSection(section, "Page", 100.0 - rowid, "all")
 
 
-def test_only_the_texts_of_the_first_hits_are_read() -> None:
-    pool = [ranked(rowid) for rowid in range(50)]
-    store = CountingTexts({rowid: f"text {rowid}" for rowid in range(50)})
-    out = copies.copies_last(store, pool, 5, {})  # type: ignore[arg-type]
-    assert out == pool
-    assert store.read == [0, 1, 2, 3, 4]  # the five returned, whose snippets read them anyway
+def test_hits_at_different_places_are_never_compared() -> None:
+    pool = [ranked(rowid, heading=f"Heading {rowid}") for rowid in range(50)]
+    store = CountingTexts({rowid: "one paragraph" for rowid in range(50)})
+    assert copies.copies_last(store, pool, 10, {}) == pool  # type: ignore[arg-type]
+    assert store.read == []  # same text, but no two share a page title and heading path
 
 
 def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
     pool = [ranked(rowid) for rowid in range(40)]
-    same = {rowid: "one paragraph" for rowid in range(20)}
+    same = {rowid: "one  paragraph" if rowid % 2 else "one paragraph" for rowid in range(20)}
     store = CountingTexts({**same, **{rowid: f"text {rowid}" for rowid in range(20, 40)}})
     texts: dict[int, str] = {}
     out = copies.copies_last(store, pool, 3, texts)  # type: ignore[arg-type]
     assert [hit.section.rowid for hit in out[:3]] == [0, 20, 21]
     assert [hit.section.rowid for hit in out[3:22]] == list(range(1, 20))  # the copies, in their order
-    # one text more per copy passed over: 20 hits read for 3 that are not copies, never all 40
-    assert store.read == list(range(22)) and set(texts) == set(store.read)
+    # one text per hit passed over: 22 read for 3 that are not copies, never all 40, each once
+    assert sorted(store.read) == list(range(22)) and set(texts) == set(store.read)
+    scores = [hit.score for hit in out]
+    assert scores == sorted(scores, reverse=True)

@@ -16,10 +16,9 @@ dropped: it moves after the first ``wanted`` hits that are not copies, so
 asking for more hits still reaches it, and the first ``k`` hits are the same
 for every ``wanted >= k``.
 
-The pool is read in order, each time the texts of as many hits as are
-still wanted, until ``wanted`` hits that are not copies are found: with no
-copies that is the texts of the hits returned, which their snippets read
-anyway, and each copy costs one text more, never the whole pool.
+Only hits sharing a page title and heading path with a hit above are
+compared, so a pool with no such pair reads no text at all; the texts read
+are kept for the caller's snippets.
 """
 
 from __future__ import annotations
@@ -37,29 +36,36 @@ def copies_last(
     """``order`` with each copy (module docstring) moved after the first ``wanted`` hits that are not copies.
 
     ``texts`` holds the section texts already read, by row id; the ones
-    this reads are added, for the caller's snippets. A moved hit's score
-    is lowered to the hit above it, so scores never increase down the list.
+    this reads are added. A moved hit's score is lowered to the hit above
+    it, so scores never increase down the list.
     """
-    seen: set[tuple[str, tuple[str, ...], str]] = set()
     kept: list[RankedSection] = []
     copies: list[RankedSection] = []
+    placed: dict[tuple[str, tuple[str, ...]], list[int]] = {}  # (title, heading path) -> kept row ids
+    spaced: dict[int, str] = {}  # row id -> text with its spacing collapsed
     position = 0
     while position < len(order) and len(kept) < wanted:
-        batch = order[position : position + wanted - len(kept)]
-        position += len(batch)
-        unread = [hit.section.rowid for hit in batch if hit.section.rowid not in texts]
-        if unread:
-            texts.update(store.section_texts(unread))
-        for hit in batch:
-            key = (hit.title, hit.section.heading_path, " ".join(texts[hit.section.rowid].split()))
-            if key in seen:
-                copies.append(hit)
-            else:
-                seen.add(key)
-                kept.append(hit)
+        hit = order[position]
+        position += 1
+        rowid = hit.section.rowid
+        earlier = placed.setdefault((hit.title, hit.section.heading_path), [])
+        if earlier and _text(store, rowid, texts, spaced) in {_text(store, other, texts, spaced) for other in earlier}:
+            copies.append(hit)
+        else:
+            earlier.append(rowid)
+            kept.append(hit)
     if not copies:
         return list(order)
     out = kept + copies + list(order[position:])
     for at in range(len(kept), len(out)):
         out[at] = replace(out[at], score=min(out[at].score, out[at - 1].score))
     return out
+
+
+def _text(store: StoreReader, rowid: int, texts: dict[int, str], spaced: dict[int, str]) -> str:
+    """The text of section ``rowid`` with its spacing collapsed, read once."""
+    if rowid not in spaced:
+        if rowid not in texts:
+            texts.update(store.section_texts([rowid]))
+        spaced[rowid] = " ".join(texts[rowid].split())
+    return spaced[rowid]
