@@ -10,7 +10,7 @@ import pytest
 from embeddings_endpoint import serve_embeddings
 from pushpull.chunks import Chunk
 from pushpull.errors import UsageError
-from pushpull.retrievers import PushConfig, build_push_configs
+from pushpull.retrievers import PushConfig, build_push_configs, push_row_name
 from pushpull.retrievers.tantivy_bm25 import TantivyBM25
 
 CHUNKS = [
@@ -47,6 +47,11 @@ def test_rows_can_be_chosen_by_key_or_name(tmp_path: Path) -> None:
 def test_another_embedder_is_named_by_every_row_it_serves(tmp_path: Path) -> None:
     configs = build_push_configs(CHUNKS, cache_dir=tmp_path, which=["dense", "hybrid"], embedder="static")
     assert [c.name for c in configs] == ["dense (static)", "hybrid rrf (tantivy bm25+dense static)"]
+    # the reranked row reorders that fusion, so it names the embedder too
+    assert push_row_name("rerank", embedder="static", reranker="onnx:/models/ms-marco") == (
+        "hybrid rrf (tantivy bm25+dense static) + rerank (onnx:ms-marco)"
+    )
+    assert push_row_name("rerank", reranker="onnx:/models/ms-marco") == "hybrid rrf + rerank (onnx:ms-marco)"
     assert all(c.retriever is not None and c.retriever.retrieve("--no-cache", 1) == ["cache#1"] for c in configs)
 
 

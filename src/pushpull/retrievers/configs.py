@@ -149,7 +149,8 @@ class _Builder:
             return f"hybrid rrf ({_NAMES[HYBRID_LEXICAL].split(' (')[0]}+{dense})"
         if key == "rerank":
             label = reranker_label(self.reranker_spec) if self.reranker_spec else "none"
-            return f"hybrid rrf + rerank ({label})"
+            fused = "hybrid rrf" if self.embedder_spec == DEFAULT_EMBEDDER else self._name("hybrid")
+            return f"{fused} + rerank ({label})"
         return _NAMES[key]
 
     def _get(self, key: str) -> Retriever | None:
