@@ -148,3 +148,27 @@ def test_the_function_words_that_tell_two_things_apart_are_searched_for(tmp_path
         listed = ops.search("How do hooks differ, before hooks after hooks?")  # no coordination: no things
     assert {hit.id for hit in compared.hits[:2]} == {"build/hooks.md#9", "build/hooks.md#10"}
     assert not {"build/hooks.md#9", "build/hooks.md#10"} & {hit.id for hit in listed.hits[:5]}
+
+
+#: notes that say how things differ crowd the question; the page that defines each level never says "differ"
+LEVELS = {
+    "levels.md": (
+        "# Requirement levels\n\n## Recommended\n\nRecommended attributes are added by default.\n\n"
+        "## Opt-In\n\nOpt-In attributes are added only when a user asks for them.\n"
+    ),
+    **{
+        f"notes/platform-{n}.md": (
+            f"# Platform {n}\n\n## Attributes\n\nRecommended attributes differ on platform {n}; opt-in ones differ too.\n"
+        )
+        for n in range(6)
+    },
+}
+
+
+def test_a_side_is_ranked_without_the_coordinating_verb(tmp_path: Path) -> None:
+    store = tmp_path / "levels.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", LEVELS), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        result = ops.search("How do Recommended attributes differ from Opt-In ones?", limit=5)
+    # "differ from" is the question's grammar: ranked with it, each side's best section was a note
+    assert "levels.md" in docs(result, 5)

@@ -18,7 +18,9 @@ lists about any corpus:
   *after* validators"): those two words then count as content words of
   the query (:func:`stressed`);
 * each thing's best section is the first hit of the query ranked without
-  the *other* thing's words (the rest of the question still counts);
+  the *other* thing's words and without the coordinating word itself
+  (``differ``, ``compared``: the question's grammar, not either thing's
+  topic); the rest of the question still counts;
 * when no section of its document is among the first :data:`FIRST_HITS`
   (the other side's documents crowd them out), it takes rank
   :data:`SIDE_SLOT` and the hits from there down move one place (its
@@ -115,6 +117,17 @@ def stressed(query: Query, things: Things | None) -> Query:
     )
 
 
+def _coordinating_terms(query: Query) -> set[str]:
+    """The terms of the query's first coordinating word ("differ from", "compared with"), which name no thing.
+
+    Ranked with them, a side finds sections that merely use the verb (the
+    semconv docs: "Recommended … differ" matched metric notes that say
+    values differ, not the section defining Recommended attributes).
+    """
+    split = _SPLIT.search(query.text)
+    return {part.term for part in analyse_query(split.group()).parts} if split else set()
+
+
 def _run(parts: Iterable[QueryPart]) -> tuple[QueryPart, ...]:
     """The leading run of content words in ``parts``."""
     return tuple(itertools.takewhile(lambda part: not part.stopword, parts))
@@ -138,8 +151,9 @@ def cover_sides(
     if things is None or len(order) < SIDE_SLOT:
         return order
     out = list(order)
+    grammar = _coordinating_terms(query)
     for other in things[::-1]:
-        dropped = {part.term for part in other}
+        dropped = {part.term for part in other} | grammar
         without = Query(query.text, tuple(part for part in query.parts if part.term not in dropped))
         ranked = rank(store, without, doc_ids).sections
         if not ranked:
