@@ -77,7 +77,7 @@ from pushpull.evalset.build import fingerprint
 from pushpull.pipeline import push_rows
 from pushpull.questions import BLOCKS, SHAPES, Question
 from pushpull.retrievers import push_row_name
-from pushpull.scoring.metrics import reciprocal_rank_at_k
+from pushpull.scoring.metrics import equivalents_by_gold, reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
 from pushpull.scoring.verdict import best_push_row
 
@@ -282,17 +282,17 @@ def credit_by_passage(row: RowResult) -> RowResult:
     A hand-written question names its answer by a passage of text, and
     :func:`handwritten_sets` records the first section holding it as gold and
     every other holder (a versioned copy of the page, a release note quoting
-    it) as equivalent. Recall and MRR count gold ids, so without this a row
+    it) as equivalent (``equivalents_by_gold``, as the harness's rec≡ reads
+    them). Recall and MRR count gold ids, so without this a row
     showing the pnpm 10 copy of a page the pnpm 11 copy also holds would
     score nothing. Each passage is credited once, at the rank of its first
     holder: that holder is given the gold id, and the gold section itself,
     if shown further down, the holder's id, so no list grows or shrinks.
     """
     for result in row.results:
-        holders = result.equivalent if isinstance(result.equivalent, dict) else {}
-        for gold, others in holders.items():
+        for gold, holders in equivalents_by_gold(result.gold, result.equivalent).items():
             retrieved = result.retrieved
-            first = next((rank for rank, cid in enumerate(retrieved) if cid == gold or cid in others), None)
+            first = next((rank for rank, cid in enumerate(retrieved) if cid in holders), None)
             if first is None or retrieved[first] == gold:
                 continue
             if gold in retrieved:
