@@ -196,7 +196,9 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
     seen_skips = list(report.skipped)
     try:
         state = _StoredState.load(store_path)
-        meta = state.meta if state is not None else {}
+        rebuilt = state is None and store_path.exists()
+        carried = vectors.carried_from(store_path) if rebuilt else vectors.Carried()
+        meta = state.meta if state is not None else carried.meta
         if state is not None and not options.replace:
             _check_same_corpus(meta.get("corpus_root"), root, store_path)
         job = vectors.plan(options.embed, meta, str(store_path), reembed=options.reembed)
@@ -207,7 +209,7 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
         if unchanged and state is not None and vectors.up_to_date(job, meta):
             _report_unchanged(report, state, files)
         else:
-            _write(report, store_path, files, hashes, _WritePlan(options, job, corpus_root(root), budget))
+            _write(report, store_path, files, hashes, _WritePlan(options, job, corpus_root(root), budget, carried))
     except StoreCorrupt:
         kept = _set_aside(store_path)
         report = IngestReport(root=str(root), store=str(store_path), skipped=seen_skips, set_aside=str(kept))
@@ -327,6 +329,7 @@ class _WritePlan:
     job: vectors.VectorJob | None
     root: str
     budget: TimeBudget | None
+    carried: vectors.Carried = field(default_factory=vectors.Carried)  # a rebuilt store's vectors
 
 
 def _write(
@@ -341,6 +344,9 @@ def _write(
         options.workers,
     )
     with StoreWriter(store_path) as writer:
+        if writer.fresh and plan.job is not None and plan.carried.vectors:
+            writer.set_meta(plan.carried.meta)  # the model and size the kept vectors have
+            writer.keep_for_reuse(plan.carried.vectors)
         previous = writer.document_hashes()
         parsers = parsers_fingerprint()
         stored_summaries = writer.meta("summaries") or OFFLINE

@@ -91,6 +91,32 @@ def _has_sections(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM meta WHERE key = 'corpus_fingerprint'").fetchone() is not None
 
 
+def read_older_store(path: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The meta and the vectors (by embedded-text key) of ``path``, a store ingest is about to rebuild.
+
+    A store another analysis or format version wrote is rebuilt from its
+    files, but its vectors depend only on the text embedded and the model,
+    so ingest keeps those that still fit instead of embedding the whole
+    corpus again (and keeps the store's model at all). Read-only and
+    forgiving: a store too old or damaged to hold vectors gives no vectors.
+    """
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return {}, {}
+    try:
+        meta = read_all_meta(conn)
+        try:
+            rows = conn.execute("SELECT key, vector FROM section_vectors").fetchall()
+        except sqlite3.Error:
+            rows = []
+        return meta, {str(key): bytes(vector) for key, vector in rows}
+    except sqlite3.Error:
+        return {}, {}
+    finally:
+        conn.close()
+
+
 def read_documents(conn: sqlite3.Connection, prefix: str = "") -> list[DocumentEntry]:
     """Documents whose path starts with ``prefix`` (all for ``""``), in path order."""
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -397,6 +397,10 @@ class StoreWriter:
         )
         return [(rowid, tuple(json.loads(heading)), text, header) for rowid, heading, text, header in rows]
 
+    def keep_for_reuse(self, vectors: dict[str, bytes]) -> None:
+        """Offer ``vectors`` (by embedded-text key) to the sections stored from here on: a rebuilt store's."""
+        self._set_aside.update(vectors)
+
     def reusable_vector(self, key: str) -> bytes | None:
         """The vector a removed section with this embedded-text key had in this ingest, if any."""
         return self._set_aside.get(key)
