@@ -40,6 +40,16 @@ def test_a_row_with_its_header_answers_what_the_context_does_not() -> None:
     assert not row_answers(text, None, _terms("registries"), context)
 
 
+def test_no_row_answers_for_a_table_whose_rows_mostly_hold_the_words() -> None:
+    """Words most rows hold are the table's vocabulary (a column's values), not one row's subject."""
+    header = "| Key | Level |\n|---|---|\n"
+    common = "| a.one | Conditionally Required if set |\n| a.two | Conditionally Required always |\n"
+    assert not row_answers(header + common + "| a.three | Recommended |\n", None, _terms("conditionally"), frozenset())
+    assert row_answers(header + common + "| a.three | Recommended |\n", None, _terms("recommended"), frozenset())
+    # Half the rows still answer: two of four.
+    assert row_answers(header + common + "| b | Opt-In |\n| c | Opt-In |\n", None, _terms("conditionally"), frozenset())
+
+
 def test_a_continuation_takes_its_header_row_from_the_table_header() -> None:
     rows = "| prefix | string |\n| suffix | bool |\n"
     blocks = list(table_blocks(rows, "| Setting | Type |\n|---|---|\n"))
@@ -53,6 +63,27 @@ def test_one_matching_row_is_not_drowned_by_a_long_tables_length(make_corpus, tm
     with Ops.open(tmp_path / "store.sqlite") as ops:
         hits = ops.search("What is the type of prefix in registries?").hits
         assert [hit.doc for hit in hits[:2]] == ["registries.md", "setup.md"]
+
+
+def test_a_section_headed_by_the_words_beats_a_table_that_repeats_them_in_every_row(
+    make_corpus, tmp_path: Path
+) -> None:
+    rows = "".join(
+        f"| `rpc.knob_{n:02d}` | `Conditionally Required` if available. | Sets how many widgets batch {n} gathers. |\n"
+        for n in range(20)
+    )
+    spans = "# RPC spans\n\n| Attribute | Requirement level | Description |\n|---|---|---|\n" + rows
+    levels = (
+        "# Requirement levels\n\n## Conditionally Required\n\nAll instrumentations MUST populate a conditionally "
+        "required attribute when its condition is satisfied; the convention states the condition.\n"
+    )
+    corpus = make_corpus({"rpc-spans.md": spans, "levels.md": levels})
+    ingest(corpus, tmp_path / "store.sqlite")
+    with Ops.open(tmp_path / "store.sqlite") as ops:
+        assert [hit.doc for hit in ops.search("Conditionally Required attributes").hits[:2]] == [
+            "levels.md",
+            "rpc-spans.md",
+        ]
 
 
 def test_a_heading_naming_an_identifiers_pieces_does_not_answer_for_the_row(make_corpus, tmp_path: Path) -> None:

@@ -59,6 +59,11 @@ def row_answers(
     column name ("type", "default") is part of what the row says. A row must
     hold at least one part itself: a table under a heading that names the
     whole query does not answer it by any row.
+
+    Nor does a table where more than half the rows hold what the row must
+    ("Conditionally Required" in a requirement-level column): the query's
+    words are then the table's vocabulary, counted in full by BM25 already,
+    not the subject of one row that its length would drown.
     """
     open_parts = [terms for terms in parts if not terms & context]
     if not open_parts:
@@ -66,8 +71,10 @@ def row_answers(
     for header, rows in table_blocks(text, table_header):
         held_by_header = set(index_terms(header))
         left = [terms for terms in open_parts if not terms & held_by_header]
+        answering = 0
         for row in rows:
             row_terms = set(index_terms(row))
-            if all(terms & row_terms for terms in left) and any(terms & row_terms for terms in open_parts):
-                return True
+            answering += all(terms & row_terms for terms in left) and any(terms & row_terms for terms in open_parts)
+        if answering and answering * 2 <= len(rows):
+            return True
     return False
