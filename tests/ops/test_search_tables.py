@@ -48,6 +48,10 @@ def test_no_row_answers_for_a_table_whose_rows_mostly_hold_the_words() -> None:
     assert row_answers(header + common + "| a.three | Recommended |\n", None, _terms("recommended"), frozenset())
     # Half the rows still answer: two of four.
     assert row_answers(header + common + "| b | Opt-In |\n| c | Opt-In |\n", None, _terms("conditionally"), frozenset())
+    # Under a heading naming the rest of the question, the rows holding the words are what it asks for:
+    # "the conditionally required attributes of RPC spans".
+    rpc = frozenset(index_terms("RPC spans rpc.md"))
+    assert row_answers(header + common + "| a.three | Recommended |\n", None, _terms("conditionally", "rpc"), rpc)
 
 
 def test_a_continuation_takes_its_header_row_from_the_table_header() -> None:

@@ -60,21 +60,27 @@ def row_answers(
     hold at least one part itself: a table under a heading that names the
     whole query does not answer it by any row.
 
-    Nor does a table where more than half the rows hold what the row must
-    ("Conditionally Required" in a requirement-level column): the query's
-    words are then the table's vocabulary, counted in full by BM25 already,
-    not the subject of one row that its length would drown.
+    When more than half the rows hold what the row must, the table answers
+    only if the ``context`` names part of the query too: then the question
+    asks for those rows ("the recommended attributes for Cosmos DB", the
+    Cosmos DB table's rows marked Recommended). Otherwise the words are just
+    the table's vocabulary ("Conditionally Required" in a requirement-level
+    column of every span table), counted in full by BM25 already.
     """
     open_parts = [terms for terms in parts if not terms & context]
     if not open_parts:
         return False
+    about_the_query = len(open_parts) < len(parts)
     for header, rows in table_blocks(text, table_header):
         held_by_header = set(index_terms(header))
         left = [terms for terms in open_parts if not terms & held_by_header]
         answering = 0
         for row in rows:
             row_terms = set(index_terms(row))
-            answering += all(terms & row_terms for terms in left) and any(terms & row_terms for terms in open_parts)
+            if all(terms & row_terms for terms in left) and any(terms & row_terms for terms in open_parts):
+                if about_the_query:
+                    return True
+                answering += 1
         if answering and answering * 2 <= len(rows):
             return True
     return False
