@@ -6,16 +6,21 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from contextpull import Ops
+from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.contents.summaries import OFFLINE
 from contextpull.ingestion.run import ingest
+from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from fakes import anthropic_server, openai_server
 from fakes.scripted import Request
@@ -110,3 +115,38 @@ def test_an_ingest_without_the_model_keeps_its_lines_and_says_which_are_offline(
     assert "summaries: anthropic:fake-model, offline for documents changed since" in header
     assert any("Covers guides/install.md" in line for line in lines)
     assert any("New guide: It explains something new." in line for line in lines)
+
+
+def _summarised_by_the_fake_model(corpus: Path, tmp_path: Path, *extra: str) -> Path:
+    with anthropic_server.AnthropicFake(script=summary_for(anthropic_server.text_reply)) as fake:
+        env = {"ANTHROPIC_API_KEY": fake.api_key, "ANTHROPIC_BASE_URL": fake.base_url}
+        env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+        assert run("ingest", str(corpus), "--summarizer", "anthropic:fake-model", *extra, env=env).returncode == 0
+    return corpus / ".contextpull" / "store.sqlite"
+
+
+def test_resectioning_keeps_the_models_lines(corpus: Path, tmp_path: Path) -> None:
+    store = _summarised_by_the_fake_model(corpus, tmp_path)
+    report = ingest(corpus, settings=SectionSettings(max_depth=1))  # every document is sectioned again
+    assert report.changed == report.documents > 0
+    with Store.open(store) as opened:
+        header, *lines = opened.index_text.splitlines()
+    assert "summaries: anthropic:fake-model" in header and "offline" not in header
+    assert sum("Covers " in line for line in lines) == report.documents
+
+
+def test_a_rebuild_for_a_new_analysis_keeps_the_models_lines_and_the_links(corpus: Path, tmp_path: Path) -> None:
+    store = _summarised_by_the_fake_model(corpus, tmp_path, "--base-url", "https://docs.example.org/")
+    with closing(sqlite3.connect(store)) as conn, conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")
+    (corpus / "guides" / "new.md").write_text("# New guide\n\nIt explains something new.\n", encoding="utf-8")
+    report = ingest(corpus)  # neither the model nor the base URL again
+    assert report.wrote and report.sections_written == report.sections
+    with Store.open(store) as opened:
+        header, *lines = opened.index_text.splitlines()
+        assert opened.meta("analysis_version") == ANALYSIS_VERSION
+    assert "summaries: anthropic:fake-model, offline for documents changed since" in header
+    assert any("Covers guides/install.md" in line for line in lines)
+    assert any("New guide: It explains something new." in line for line in lines)
+    with Ops.open(store) as ops:
+        assert ops.search("Ledgerline agent").hits[0].url.startswith("https://docs.example.org/")

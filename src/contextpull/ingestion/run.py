@@ -46,6 +46,7 @@ from ..store.damage import damage_reported
 from ..store.writer import StoreWriter
 from . import vectors
 from .analyse import Analysed, TimeBudget, analyse_all, default_workers
+from .carry import Carried, carried_from
 from .discover import FoundFile, discover
 from .limits import FileSkipped, digest_file
 
@@ -197,7 +198,7 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
     try:
         state = _StoredState.load(store_path)
         rebuilt = state is None and store_path.exists()
-        carried = vectors.carried_from(store_path) if rebuilt else vectors.Carried()
+        carried = carried_from(store_path) if rebuilt else Carried()
         meta = state.meta if state is not None else carried.meta
         if state is not None and not options.replace:
             _check_same_corpus(meta.get("corpus_root"), root, store_path)
@@ -329,7 +330,7 @@ class _WritePlan:
     job: vectors.VectorJob | None
     root: str
     budget: TimeBudget | None
-    carried: vectors.Carried = field(default_factory=vectors.Carried)  # a rebuilt store's vectors
+    carried: Carried = field(default_factory=Carried)  # what a rebuild keeps of the store it replaces
 
 
 def _write(
@@ -344,9 +345,9 @@ def _write(
         options.workers,
     )
     with StoreWriter(store_path) as writer:
-        if writer.fresh and plan.job is not None and plan.carried.vectors:
-            writer.set_meta(plan.carried.meta)  # the model and size the kept vectors have
-            writer.keep_for_reuse(plan.carried.vectors)
+        if writer.fresh:
+            writer.set_meta(plan.carried.meta)  # the kept vectors' model and size, summariser, links
+            writer.keep_for_reuse(plan.carried.vectors, plan.carried.summaries)
         previous = writer.document_hashes()
         parsers = parsers_fingerprint()
         stored_summaries = writer.meta("summaries") or OFFLINE
@@ -358,21 +359,24 @@ def _write(
         ):
             writer.clear()  # other section boundaries, parsers or summariser: every document is done again
         todo = _plan(writer, report, files, hashes)
-        if options.summarise is None and todo and summaries != OFFLINE and not summaries.endswith(_SINCE):
-            summaries += _SINCE  # the header must not credit the model with lines it did not write
+        # A line kept from a clear or a rebuild is reused only when this ingest's summariser wrote it.
+        reuse = summaries == stored_summaries != OFFLINE
+        offline_lines = False
         report.deleted = len(previous.keys() - hashes.keys())
         if workers == 0:
             workers = default_workers(todo)
         analysed = analyse_all(todo, settings, workers=workers, budget=plan.budget)
         try:
             for done, result in enumerate(analysed, 1):
-                if options.summarise is not None and result.document is not None:
-                    result = _summarised(result, options.summarise)
+                result, offline = _with_index_line(writer, result, options.summarise, reuse)
+                offline_lines |= offline
                 _store_analysed(writer, report, result, is_new=result.path not in previous)
                 if progress is not None:
                     progress(done, len(todo))
         finally:
             analysed.close()
+        if options.summarise is None and offline_lines and summaries != OFFLINE and not summaries.endswith(_SINCE):
+            summaries += _SINCE  # the header must not credit the model with lines it did not write
         documents = writer.documents()
         fingerprint = corpus_fingerprint(writer.document_hashes())
         index = build_index(documents, fingerprint=fingerprint, budget=index_budget, summaries=summaries)
@@ -410,12 +414,26 @@ def _write(
     report.fingerprint = fingerprint
 
 
-def _summarised(result: Analysed, summarise: Summariser) -> Analysed:
+def _with_index_line(
+    writer: StoreWriter, result: Analysed, summarise: Summariser | None, reuse: bool
+) -> tuple[Analysed, bool]:
+    """``result`` with its document's index line, and whether that line is the offline one.
+
+    The line a cleared or rebuilt store had for the same bytes is kept when
+    ``reuse`` (the same summariser wrote it), so re-sectioning or an upgrade
+    neither calls the model again nor falls back to offline lines.
+    """
     doc = result.document
-    assert doc is not None
+    if doc is None:
+        return result, False
+    kept = writer.kept_summary(result.path, result.content_hash) if reuse else None
+    if kept is not None:
+        return dataclasses.replace(result, document=dataclasses.replace(doc, summary=kept)), False
+    if summarise is None:
+        return result, True
     text = "".join(section.text for section in doc.sections)  # sections tile the text (analysis drops doc.text)
     line = one_line(doc.title, summarise(doc.path, doc.title, text))
-    return dataclasses.replace(result, document=dataclasses.replace(doc, summary=line))
+    return dataclasses.replace(result, document=dataclasses.replace(doc, summary=line)), False
 
 
 def _plan(writer: StoreWriter, report: IngestReport, files: list[FoundFile], hashes: dict[str, str]) -> list[FoundFile]:

@@ -16,8 +16,7 @@ Rules (docs/adr/010-embeddings.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import contextpull_vec
 
@@ -34,7 +33,6 @@ from ..analysis.vectors import (
     vector_key,
 )
 from ..errors import BadArgument, EmbedderUnavailable, MixedModels
-from ..store.connection import read_older_store
 from ..store.writer import StoreWriter
 
 #: sections embedded per call: large enough to amortise a call, small enough for steady progress
@@ -74,33 +72,6 @@ def plan(embedding: EmbedSpec | None, meta: Mapping[str, str], store: str, *, re
             f"re-run with --reembed to replace every vector with {name}'s, or leave out --embed to keep {stored}",
         )
     return VectorJob(name, embedding, replace=reembed)
-
-
-@dataclass(frozen=True)
-class Carried:
-    """The vectors of a store ingest rebuilds, kept for the sections whose embedded text is unchanged."""
-
-    meta: dict[str, str] = field(default_factory=dict)  # the vector keys of the old store's meta
-    vectors: dict[str, bytes] = field(default_factory=dict)  # by :func:`vector_key` of the embedded text
-
-
-def carried_from(store: Path) -> Carried:
-    """What a rebuild of ``store`` (written by another analysis or format version) keeps of its vectors.
-
-    A term-analysis upgrade changes what search indexes, not what a section
-    says: without this, every upgrade re-embedded the whole corpus with
-    ``--embed``, and an ingest without it silently dropped the store's
-    vectors (and hybrid search with them). Vectors stored in another type
-    than this version's are embedded again with the same model, so nothing
-    mixes two encodings.
-    """
-    meta, stored = read_older_store(store)
-    if not meta.get(META_MODEL):
-        return Carried()
-    if meta.get(META_DTYPE) != STORED_DTYPE:
-        return Carried({META_MODEL: meta[META_MODEL]})
-    keys = (META_MODEL, META_DIM, META_DTYPE, META_COUNT)
-    return Carried({key: meta[key] for key in keys if key in meta}, stored)
 
 
 def up_to_date(job: VectorJob | None, meta: Mapping[str, str]) -> bool:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ..analysis.terms import ANALYSIS_VERSION
@@ -91,30 +92,49 @@ def _has_sections(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM meta WHERE key = 'corpus_fingerprint'").fetchone() is not None
 
 
-def read_older_store(path: Path) -> tuple[dict[str, str], dict[str, bytes]]:
-    """The meta and the vectors (by embedded-text key) of ``path``, a store ingest is about to rebuild.
+@dataclass(frozen=True)
+class OlderStore:
+    """What a store ingest is about to rebuild holds that does not depend on how words are indexed."""
 
-    A store another analysis or format version wrote is rebuilt from its
-    files, but its vectors depend only on the text embedded and the model,
-    so ingest keeps those that still fit instead of embedding the whole
-    corpus again (and keeps the store's model at all). Read-only and
-    forgiving: a store too old or damaged to hold vectors gives no vectors.
+    meta: dict[str, str]
+    vectors: dict[str, bytes]  # by the key of the embedded text
+    summaries: dict[tuple[str, str], str]  # (path, sha256 of the raw bytes) -> index line
+
+
+def read_older_store(path: Path) -> OlderStore:
+    """The meta, vectors and document summaries of ``path``, a store written by another analysis or format.
+
+    Ingest rebuilds such a store from its files, but its vectors depend only
+    on the text embedded and the model, and a model's summary only on the
+    file, so the rebuild keeps those that still fit instead of paying for
+    them again. Read-only and forgiving: a store too old or damaged to hold
+    a part gives none of it.
     """
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
-        return {}, {}
+        return OlderStore({}, {}, {})
     try:
         meta = read_all_meta(conn)
-        try:
-            rows = conn.execute("SELECT key, vector FROM section_vectors").fetchall()
-        except sqlite3.Error:
-            rows = []
-        return meta, {str(key): bytes(vector) for key, vector in rows}
+        vectors = _forgiving(conn, "SELECT key, vector FROM section_vectors")
+        summaries = _forgiving(conn, "SELECT path, content_hash, summary FROM documents")
+        return OlderStore(
+            meta,
+            {str(key): bytes(vector) for key, vector in vectors},
+            {(str(doc), str(digest)): str(summary) for doc, digest, summary in summaries},
+        )
     except sqlite3.Error:
-        return {}, {}
+        return OlderStore({}, {}, {})
     finally:
         conn.close()
+
+
+def _forgiving(conn: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql``; none when the store lacks the table or columns it reads."""
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.Error:
+        return []
 
 
 def read_documents(conn: sqlite3.Connection, prefix: str = "") -> list[DocumentEntry]:

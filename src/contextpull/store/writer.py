@@ -133,6 +133,8 @@ class StoreWriter:
         self._uncommitted = 0  # sections written since the last commit of a store being built
         #: vectors of removed sections by the key of their embedded text, for sections stored again
         self._set_aside: dict[str, bytes] = {}
+        #: index lines of removed documents by (path, sha256 of the raw bytes), for a clear or a rebuild
+        self._summaries: dict[tuple[str, str], str] = {}
 
     # --- lifecycle ---------------------------------------------------------
     def __enter__(self) -> Self:
@@ -291,6 +293,8 @@ class StoreWriter:
         conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('delete-all')")
         conn.execute("INSERT INTO sections_tri (sections_tri) VALUES ('delete-all')")
         self._set_aside.update(conn.execute("SELECT key, vector FROM section_vectors"))
+        rows = conn.execute("SELECT path, content_hash, summary FROM documents")
+        self._summaries.update(((path, digest), summary) for path, digest, summary in rows)
         conn.execute("DELETE FROM section_vectors")
         conn.execute("DELETE FROM sections")
         conn.execute("DELETE FROM documents")
@@ -397,9 +401,14 @@ class StoreWriter:
         )
         return [(rowid, tuple(json.loads(heading)), text, header) for rowid, heading, text, header in rows]
 
-    def keep_for_reuse(self, vectors: dict[str, bytes]) -> None:
-        """Offer ``vectors`` (by embedded-text key) to the sections stored from here on: a rebuilt store's."""
+    def keep_for_reuse(self, vectors: dict[str, bytes], summaries: dict[tuple[str, str], str]) -> None:
+        """Offer a rebuilt store's ``vectors`` (by embedded-text key) and ``summaries`` to what is stored from here on."""
         self._set_aside.update(vectors)
+        self._summaries.update(summaries)
+
+    def kept_summary(self, path: str, content_hash: str) -> str | None:
+        """The index line a cleared or rebuilt store had for these bytes at ``path``, if any."""
+        return self._summaries.get((path, content_hash))
 
     def reusable_vector(self, key: str) -> bytes | None:
         """The vector a removed section with this embedded-text key had in this ingest, if any."""
