@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .claudecode import CLAUDE_ENV, SERVER, ClaudeCodeRetriever
+from .claudecode import CLAUDE_ENV, SERVER, ClaudeCodeRetriever, stream_events
 from .pull_record import PullRunFailed
 
 PROBE = "Reply with the single word: ready. Do not call any tool."
@@ -97,13 +97,7 @@ def probe_problem(lines: Iterable[str]) -> Problem | None:
     Stops reading at the first event that settles it, so a retrying Claude
     Code is not waited for.
     """
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
+    for event in stream_events(lines):
         kind, subtype = event.get("type"), event.get("subtype")
         if kind == "system" and subtype == "init":
             problem = _connection_problem(event)

@@ -33,7 +33,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +254,17 @@ def check_server(command: list[str]) -> None:
 
 
 # --- the stream-json transcript -------------------------------------------------
+def stream_events(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a stream-json transcript, in order; a line that is not one (a stray log line) is skipped."""
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event
+
+
 def parse_stream(lines: Iterable[str], *, question: str, model: str) -> PullRun:
     """A Claude Code ``--output-format stream-json`` transcript as a PullRun.
 
@@ -267,13 +278,7 @@ def parse_stream(lines: Iterable[str], *, question: str, model: str) -> PullRun:
     """
     run = PullRun(question=question, model=model)
     pending: dict[str, tuple[str, dict[str, Any]]] = {}
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
+    for event in stream_events(lines):
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init":
             _check_connected(event)
