@@ -8,18 +8,20 @@ import subprocess
 import sys
 import textwrap
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.cli import main
-from contextpull.errors import FormatVersionError, StoreLocked
+from contextpull.errors import FormatVersionError, StoreLocked, StoreOfAnotherCorpus
 from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.run import corpus_fingerprint, default_store_path, ingest
 from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from contextpull.store.writer import StoreWriter
+from ops_support import write_corpus
 
 FILES = {
     "intro.md": "# Introduction\n\nFolders become tools.\n\n## Why\n\nBecause context is small.\n",
@@ -139,6 +141,18 @@ def test_a_store_indexed_by_an_older_analysis_is_refused_then_rebuilt(make_corpu
     with Store.open(store_path) as store:
         assert store.meta("analysis_version") == ANALYSIS_VERSION
     assert not ingest(root).wrote  # and now it is current
+
+
+def test_a_store_of_another_folder_is_refused_even_when_it_needs_a_rebuild(make_corpus, tmp_path):
+    """Rebuilding for a new analysis is no back door for putting another folder into a store."""
+    store_path = tmp_path / "store.sqlite"
+    ingest(make_corpus(FILES), store_path)
+    with closing(sqlite3.connect(store_path)) as conn, conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")
+    other = write_corpus(tmp_path / "other", {"other.md": "# Other\n\nA page of another folder.\n"})
+    with pytest.raises(StoreOfAnotherCorpus, match="holds the corpus of"):
+        ingest(other, store_path)
+    assert ingest(other, store_path, replace=True).documents == 1
 
 
 def test_changed_budget_rebuilds_only_the_index(make_corpus):

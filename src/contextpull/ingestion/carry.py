@@ -31,6 +31,7 @@ class Carried:
     meta: dict[str, str] = field(default_factory=dict)  # vector model and size, summariser, links
     vectors: dict[str, bytes] = field(default_factory=dict)  # by the key of the embedded text
     summaries: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, sha256) -> a model's line
+    corpus_root: str | None = None  # the folder the old store was built from
 
 
 def carried_from(store: Path) -> Carried:
@@ -55,4 +56,4 @@ def carried_from(store: Path) -> Carried:
         summaries = older.summaries
     if LINKS_META_KEY in meta:
         kept[LINKS_META_KEY] = meta[LINKS_META_KEY]
-    return Carried(kept, vectors, summaries)
+    return Carried(kept, vectors, summaries, meta.get("corpus_root"))

@@ -200,8 +200,8 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
         rebuilt = state is None and store_path.exists()
         carried = carried_from(store_path) if rebuilt else Carried()
         meta = state.meta if state is not None else carried.meta
-        if state is not None and not options.replace:
-            _check_same_corpus(meta.get("corpus_root"), root, store_path)
+        if not options.replace:
+            _check_same_corpus(state.meta.get("corpus_root") if state else carried.corpus_root, root, store_path)
         job = vectors.plan(options.embed, meta, str(store_path), reembed=options.reembed)
         summaries = options.summarise.name if options.summarise is not None else None
         unchanged = state is not None and state.matches(
