@@ -33,6 +33,7 @@ from ..analysis.tokens import estimate_tokens
 from ..errors import BadFilter
 from ..store.connection import DocumentEntry, Store
 from ..syntax import TOOL, Syntax
+from .summaries import META_KEY as SUMMARIES_META_KEY
 from .summaries import OFFLINE
 
 DEFAULT_BUDGET = 3000
@@ -96,7 +97,7 @@ def index_for_prefix(store: Store, prefix: str, budget: int | None = None, synta
         budget = int(store.meta("index_budget") or DEFAULT_BUDGET)
     wanted = normalise_prefix(prefix)
     if not wanted:
-        summaries = store.meta("summaries") or SUMMARY_SOURCE
+        summaries = store.meta(SUMMARIES_META_KEY) or SUMMARY_SOURCE
         return build_index(
             store.documents(), fingerprint=store.fingerprint, budget=budget, syntax=syntax, summaries=summaries
         )

@@ -22,6 +22,8 @@ from typing import Protocol
 
 #: the ``summaries`` meta value of a store whose summaries no model wrote
 OFFLINE = "offline: title + first informative sentence"
+#: the store meta key naming who wrote the index lines (:data:`OFFLINE`, or a model's name)
+META_KEY = "summaries"
 #: longest summary line kept from a model
 MAX_CHARS = 200
 

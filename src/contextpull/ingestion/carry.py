@@ -17,11 +17,9 @@ from pathlib import Path
 
 from ..analysis.vectors import META_COUNT, META_DIM, META_DTYPE, META_MODEL, STORED_DTYPE
 from ..contents.links import META_KEY as LINKS_META_KEY
+from ..contents.summaries import META_KEY as SUMMARIES_META_KEY
 from ..contents.summaries import OFFLINE
 from ..store.connection import read_older_store
-
-#: the meta key naming who wrote a store's index lines
-SUMMARIES_META_KEY = "summaries"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ..analysis.terms import ANALYSIS_VERSION
 from ..contents.index import DEFAULT_BUDGET, build_index
 from ..contents.links import META_KEY as LINKS_META_KEY
 from ..contents.links import Links
+from ..contents.summaries import META_KEY as SUMMARIES_META_KEY
 from ..contents.summaries import OFFLINE, Summariser, one_line
 from ..errors import FormatVersionError, StoreCorrupt, StoreOfAnotherCorpus
 from ..parse.formats import parsers_fingerprint
@@ -301,7 +302,7 @@ class _StoredState:
         known = {**self.documents, **{p: h for p, (h, _) in self.skipped.items()}}
         return (
             self.meta.get("corpus_root") == root
-            and (summaries is None or self.meta.get("summaries") == summaries)
+            and (summaries is None or self.meta.get(SUMMARIES_META_KEY) == summaries)
             and (links is None or self.meta.get(LINKS_META_KEY) == links.to_meta())
             and self.meta.get("settings") == settings.fingerprint()
             and self.meta.get("parsers") == parsers_fingerprint()
@@ -350,7 +351,7 @@ def _write(
             writer.keep_for_reuse(plan.carried.vectors, plan.carried.summaries)
         previous = writer.document_hashes()
         parsers = parsers_fingerprint()
-        stored_summaries = writer.meta("summaries") or OFFLINE
+        stored_summaries = writer.meta(SUMMARIES_META_KEY) or OFFLINE
         summaries = options.summarise.name if options.summarise is not None else stored_summaries
         if (
             writer.meta("settings") != settings.fingerprint()
@@ -395,7 +396,7 @@ def _write(
                 **link_meta,
                 "contextpull_version": __version__,
                 "corpus_root": plan.root,
-                "summaries": summaries,
+                SUMMARIES_META_KEY: summaries,
                 "settings": settings.fingerprint(),
                 "analysis_version": ANALYSIS_VERSION,
                 "parsers": parsers,
