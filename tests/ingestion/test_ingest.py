@@ -15,6 +15,7 @@ import pytest
 
 from contextpull.analysis.terms import ANALYSIS_VERSION
 from contextpull.cli import main
+from contextpull.cli.ingest import render
 from contextpull.errors import FormatVersionError, StoreLocked, StoreOfAnotherCorpus
 from contextpull.ingestion.analyse import EMPTY
 from contextpull.ingestion.run import corpus_fingerprint, default_store_path, ingest
@@ -138,9 +139,12 @@ def test_a_store_indexed_by_an_older_analysis_is_refused_then_rebuilt(make_corpu
     assert f"term analysis {older or 1}" in refused.value.message and "ingest" in refused.value.suggestion
     report = ingest(root)
     assert report.wrote and report.sections_written == report.sections > 0
+    assert report.rebuilt == refused.value.message  # the report says why every file was done again
+    assert f"rebuilt from the files: {report.rebuilt}" in render(report)
     with Store.open(store_path) as store:
         assert store.meta("analysis_version") == ANALYSIS_VERSION
-    assert not ingest(root).wrote  # and now it is current
+    again = ingest(root)
+    assert not again.wrote and again.rebuilt == ""  # and now it is current
 
 
 def test_a_store_of_another_folder_is_refused_even_when_it_needs_a_rebuild(make_corpus, tmp_path):

@@ -360,6 +360,8 @@ def render(report: IngestReport, source: Fetched | Crawled | None = None) -> str
         )
     if report.set_aside:
         lines.append(f"  the damaged store was rebuilt; the old file is kept at {report.set_aside}")
+    if report.rebuilt:
+        lines.append(f"  rebuilt from the files: {report.rebuilt}")
     if source is not None and hasattr(source, "skipped"):
         lines += _by_reason(source.skipped, "pages")
     lines += _by_reason(report.skipped, "")

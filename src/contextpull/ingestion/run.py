@@ -82,6 +82,7 @@ class IngestReport:
     vectors_embedded: int = 0  # embedded by this ingest
     vectors_reused: int = 0  # re-stored sections that kept their vector (same heading path and text)
     set_aside: str = ""  # where a damaged store was moved before this ingest rebuilt it
+    rebuilt: str = ""  # why the store was rebuilt from its files (another analysis or format version)
     elapsed_s: float = 0.0
 
     def skipped_by_reason(self) -> dict[str, int]:
@@ -197,9 +198,11 @@ def ingest_with(root: Path, store_path: Path | None = None, options: IngestOptio
     files = [f for f in found.files if f.path in hashes]
     seen_skips = list(report.skipped)
     try:
-        state = _StoredState.load(store_path)
-        rebuilt = state is None and store_path.exists()
-        carried = carried_from(store_path) if rebuilt else Carried()
+        try:
+            state = _StoredState.load(store_path)
+        except FormatVersionError as err:
+            state, report.rebuilt = None, err.message
+        carried = carried_from(store_path) if report.rebuilt else Carried()
         meta = state.meta if state is not None else carried.meta
         if not options.replace:
             _check_same_corpus(state.meta.get("corpus_root") if state else carried.corpus_root, root, store_path)
@@ -281,10 +284,7 @@ class _StoredState:
     def load(cls, store_path: Path) -> _StoredState | None:
         if not store_path.exists():
             return None
-        try:
-            store = Store.open(store_path)
-        except FormatVersionError:
-            return None  # rebuilt by the writer
+        store = Store.open(store_path)  # FormatVersionError: the caller has the writer rebuild it
         with store, damage_reported(store_path):
             if not store.intact():
                 raise StoreCorrupt(f"{store_path} failed SQLite's quick_check")
