@@ -8,6 +8,8 @@ bundled sample corpus, which has a table split across sections.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from contextpull.ingestion.run import ingest
@@ -58,3 +60,9 @@ def examples_store(tmp: Path) -> Path:
     store = tmp / "examples.sqlite"
     ingest(EXAMPLES, store)
     return store
+
+
+def written_by_an_older_analysis(store: Path) -> None:
+    """Mark ``store`` as indexed by term analysis 1, so the next ingest rebuilds it from its files."""
+    with closing(sqlite3.connect(store)) as conn, conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")

@@ -6,11 +6,9 @@ import json
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from fakes import anthropic_server, openai_server
 from fakes.scripted import Request
+from ops_support import written_by_an_older_analysis
 
 CLI = [sys.executable, "-m", "contextpull"]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "corpus"
@@ -137,8 +136,7 @@ def test_resectioning_keeps_the_models_lines(corpus: Path, tmp_path: Path) -> No
 
 def test_a_rebuild_for_a_new_analysis_keeps_the_models_lines_and_the_links(corpus: Path, tmp_path: Path) -> None:
     store = _summarised_by_the_fake_model(corpus, tmp_path, "--base-url", "https://docs.example.org/")
-    with closing(sqlite3.connect(store)) as conn, conn:
-        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")
+    written_by_an_older_analysis(store)
     (corpus / "guides" / "new.md").write_text("# New guide\n\nIt explains something new.\n", encoding="utf-8")
     report = ingest(corpus)  # neither the model nor the base URL again
     assert report.wrote and report.sections_written == report.sections

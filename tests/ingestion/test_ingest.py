@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from contextpull.ingestion.run import corpus_fingerprint, default_store_path, in
 from contextpull.settings import SectionSettings
 from contextpull.store import Store
 from contextpull.store.writer import StoreWriter
-from ops_support import write_corpus
+from ops_support import write_corpus, written_by_an_older_analysis
 
 FILES = {
     "intro.md": "# Introduction\n\nFolders become tools.\n\n## Why\n\nBecause context is small.\n",
@@ -151,8 +150,7 @@ def test_a_store_of_another_folder_is_refused_even_when_it_needs_a_rebuild(make_
     """Rebuilding for a new analysis is no back door for putting another folder into a store."""
     store_path = tmp_path / "store.sqlite"
     ingest(make_corpus(FILES), store_path)
-    with closing(sqlite3.connect(store_path)) as conn, conn:
-        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")
+    written_by_an_older_analysis(store_path)
     other = write_corpus(tmp_path / "other", {"other.md": "# Other\n\nA page of another folder.\n"})
     with pytest.raises(StoreOfAnotherCorpus, match="holds the corpus of"):
         ingest(other, store_path)

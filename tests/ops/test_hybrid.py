@@ -26,7 +26,7 @@ from contextpull.store.connection import Store
 from contextpull.tools.schemas import TOOLS, call_json
 from contextpull_vec.static import STATIC_NAME, StaticEmbedder
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
-from ops_support import write_corpus
+from ops_support import write_corpus, written_by_an_older_analysis
 
 SETTINGS = SectionSettings(max_depth=3, max_chars=3000, min_chars=0)
 CORPUS = {
@@ -130,17 +130,12 @@ def test_resectioning_reuses_vectors_of_identical_sections(corpus: Path, tmp_pat
     assert report.vectors_embedded == 0 and report.vectors_reused == report.sections
 
 
-def _written_by_an_older_analysis(store: Path) -> None:
-    with closing(sqlite3.connect(store)) as conn, conn:
-        conn.execute("UPDATE meta SET value = '1' WHERE key = 'analysis_version'")
-
-
 def test_a_store_rebuilt_for_a_new_analysis_keeps_its_model_and_vectors(corpus: Path, tmp_path: Path) -> None:
     """An upgrade re-indexes the words; it neither re-embeds the corpus nor, without --embed, drops the vectors."""
     store = tmp_path / "s.sqlite"
     ingest(corpus, store, SETTINGS, embed="static")
     before = _vector_rows(store)
-    _written_by_an_older_analysis(store)
+    written_by_an_older_analysis(store)
     storage = corpus / "ops" / "storage.md"
     storage.write_text(storage.read_text().replace("thirty days", "ninety days"), encoding="utf-8")
     embedder = CountingStatic()
@@ -151,7 +146,7 @@ def test_a_store_rebuilt_for_a_new_analysis_keeps_its_model_and_vectors(corpus: 
     assert [sid for sid in after if after[sid] != before[sid]] == ["ops/storage.md#2"]
     with Store.open(store) as opened:
         assert (opened.meta("embed_model"), opened.meta("embed_dim")) == (STATIC_NAME, "256")
-    _written_by_an_older_analysis(store)
+    written_by_an_older_analysis(store)
     again = ingest(corpus, store, SETTINGS, embed=embedder)
     assert embedder.seen == [] and again.vectors_reused == again.sections
 
@@ -159,14 +154,14 @@ def test_a_store_rebuilt_for_a_new_analysis_keeps_its_model_and_vectors(corpus: 
 def test_a_rebuild_keeps_no_vector_of_another_model_or_encoding(corpus: Path, tmp_path: Path, endpoint: str) -> None:
     store = tmp_path / "s.sqlite"
     ingest(corpus, store, SETTINGS, embed="static")
-    _written_by_an_older_analysis(store)
+    written_by_an_older_analysis(store)
     with pytest.raises(MixedModels):
         ingest(corpus, store, SETTINGS, embed="openai:letters")
     report = ingest(corpus, store, SETTINGS, embed="openai:letters", reembed=True)
     assert report.vectors_embedded == report.sections and report.vectors_reused == 0
     with closing(sqlite3.connect(store)) as conn, conn:
         conn.execute("UPDATE meta SET value = 'float32' WHERE key = 'embed_dtype'")
-    _written_by_an_older_analysis(store)
+    written_by_an_older_analysis(store)
     report = ingest(corpus, store, SETTINGS)  # vectors of another encoding are not read as ours: embedded again
     assert report.embed_model == "openai:letters" and report.vectors_embedded == report.sections
 
