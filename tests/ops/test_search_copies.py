@@ -1,8 +1,9 @@
-"""Copies last: a hit repeating one above it (same page title, heading path and text) moves below the rest."""
+"""Copies last: a hit repeating one above it (same text at the same place) moves below the rest."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,49 @@ def test_copies_are_never_dropped_and_the_first_hits_do_not_depend_on_the_limit(
 def test_the_same_text_under_pages_of_other_names_is_not_a_copy(versioned: Ops) -> None:
     hits = versioned.search("release delay saved with this flag", limit=2).hits
     assert {hit.doc for hit in hits} == {"cli/add.md", "cli/install.md"}
+
+
+#: a book as mdBook builds it: one page per chapter section, and a print page gathering them all under the
+#: chapters' headings, each section's text unchanged
+WAITING = "### Waiting for threads\n\nCall join on the handle to wait until the spawned thread finishes.\n"
+SPAWNING = "### Spawning threads\n\nCall spawn with a closure to run it on a new thread.\n"
+BOOK = {
+    "ch16-01-threads.md": f"## Using threads\n\nThreads run code at the same time.\n\n{SPAWNING}\n{WAITING}",
+    "ch16-02-channels.md": "## Channels\n\nA channel sends values between threads; join waits for none.\n",
+    "print.md": (
+        "# Fearless concurrency\n\nSafe concurrency.\n\n"
+        f"## Using threads\n\nThreads run code at the same time.\n\n{SPAWNING}\n{WAITING}"
+    ),
+}
+
+
+def test_a_page_gathering_others_repeats_their_sections_under_its_own_headings(tmp_path: Path) -> None:
+    store = tmp_path / "book.sqlite"
+    ingest(write_corpus(tmp_path / "book", BOOK), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        hits = ops.search("wait until the spawned thread finishes join", limit=3).hits
+        everything = ops.search("wait until the spawned thread finishes join", limit=10).hits
+    # the print page's copy of the section (heading path ending with the chapter's) waits below the channels page
+    assert hits[0].heading_path[-1] == "Waiting for threads"
+    assert [hit.heading_path[-1] for hit in hits].count("Waiting for threads") == 1
+    assert "ch16-02-channels.md" in {hit.doc for hit in hits}
+    assert {hit.doc for hit in everything if hit.heading_path[-1] == "Waiting for threads"} == {
+        "ch16-01-threads.md",
+        "print.md",
+    }
+
+
+def test_the_same_last_heading_at_another_place_is_not_the_same_place() -> None:
+    def at(rowid: int, path: tuple[str, ...], title: str) -> RankedSection:
+        section = SectionRow(rowid, f"p{rowid}.md#0", f"p{rowid}.md", 0, path, "prose")
+        return RankedSection(section, title, 1.0, "all")
+
+    chapter = at(1, ("Using threads", "Waiting"), "Using threads")
+    assert copies._same_place(at(2, ("Concurrency", "Using threads", "Waiting"), "Book"), chapter)
+    assert copies._same_place(at(3, ("Using threads", "Waiting"), "Using threads"), chapter)
+    assert not copies._same_place(at(4, ("Using threads", "Waiting"), "Another page"), chapter)
+    assert not copies._same_place(at(5, ("Using processes", "Waiting"), "Using threads"), chapter)
+    assert not copies._same_place(at(6, ("Waiting",), "Using threads"), at(7, (), "Using threads"))
 
 
 class CountingTexts:

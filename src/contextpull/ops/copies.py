@@ -7,18 +7,23 @@ of one paragraph, so the second section it asked for never showed (issue
 26's first cause of misses: near-duplicate siblings). A copy shows the
 reader nothing new; the slot is worth more to the next section that does.
 
-A hit is a *copy* when a hit above it has the same document title, the same
-heading path and the same text but for spacing: the same thing, in the same
-place of a page by the same name. Sections whose text matches but whose
-pages or headings differ (``--save-dev`` under ``pnpm add`` and under
-``pnpm install``) are different answers and both stay. A copy is never
-dropped: it moves after the first ``wanted`` hits that are not copies, so
-asking for more hits still reaches it, and the first ``k`` hits are the same
-for every ``wanted >= k``.
+A hit is a *copy* when a hit above it has the same text but for spacing and
+stands at the same place: the same document title and heading path, or a
+heading path that ends with the other's whole path under headings of its
+own. The second is a page that gathers others: mdBook's ``print.html`` holds
+the whole book, every chapter's sections under the part's heading
+("Fearless Concurrency > Using Threads … > Waiting for All Threads …"), and
+filled half the first hits over the Rust book with copies of the chapter
+pages above them. Sections whose text matches but whose pages or headings
+differ (``--save-dev`` under ``pnpm add`` and under ``pnpm install``: the
+same heading path on pages of two names) are different answers and both
+stay. A copy is never dropped: it moves after the first ``wanted`` hits that
+are not copies, so asking for more hits still reaches it, and the first
+``k`` hits are the same for every ``wanted >= k``.
 
-Only hits sharing a page title and heading path with a hit above are
-compared, so a pool with no such pair reads no text at all; the texts read
-are kept for the caller's snippets.
+Only hits at the same place as a hit above are compared (same last heading,
+then the rule above), so a pool with no such pair reads no text at all; the
+texts read are kept for the caller's snippets.
 """
 
 from __future__ import annotations
@@ -41,18 +46,20 @@ def copies_last(
     """
     kept: list[RankedSection] = []
     copies: list[RankedSection] = []
-    placed: dict[tuple[str, tuple[str, ...]], list[int]] = {}  # (title, heading path) -> kept row ids
+    placed: dict[str, list[RankedSection]] = {}  # last heading (or title) -> kept hits
     spaced: dict[int, str] = {}  # row id -> text with its spacing collapsed
     position = 0
     while position < len(order) and len(kept) < wanted:
         hit = order[position]
         position += 1
-        rowid = hit.section.rowid
-        earlier = placed.setdefault((hit.title, hit.section.heading_path), [])
-        if earlier and _text(store, rowid, texts, spaced) in {_text(store, other, texts, spaced) for other in earlier}:
+        path = hit.section.heading_path
+        here = placed.setdefault(path[-1] if path else hit.title, [])
+        earlier = [other for other in here if _same_place(hit, other)]
+        text = _text(store, hit.section.rowid, texts, spaced) if earlier else ""
+        if any(_text(store, other.section.rowid, texts, spaced) == text for other in earlier):
             copies.append(hit)
         else:
-            earlier.append(rowid)
+            here.append(hit)
             kept.append(hit)
     if not copies:
         return list(order)
@@ -60,6 +67,16 @@ def copies_last(
     for at in range(len(kept), len(out)):
         out[at] = replace(out[at], score=min(out[at].score, out[at - 1].score))
     return out
+
+
+def _same_place(hit: RankedSection, other: RankedSection) -> bool:
+    """True when ``hit`` and ``other`` stand at the same place: one page title and heading path, or
+    one heading path ending with the whole of the other under headings of its own (a page gathering others)."""
+    mine, theirs = hit.section.heading_path, other.section.heading_path
+    if mine == theirs:
+        return hit.title == other.title
+    shorter, longer = sorted((mine, theirs), key=len)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
 def _text(store: StoreReader, rowid: int, texts: dict[int, str], spaced: dict[int, str]) -> str:
