@@ -6,8 +6,10 @@
     python benchmarks/search_quality.py --corpus uv-docs --corpus pydantic-docs --write --write-as search-quality-dev
     python benchmarks/search_quality.py --rows search,tantivy --misses   # the questions search loses to the best push row
 
-Corpora: the bundled ``examples/corpus`` and the shared corpora under
-``../shared/corpora`` (skipped, with a printed reason, where absent). Eval
+Corpora: the bundled ``examples/corpus``, the shared corpora under
+``../shared/corpora`` and the Rust book as HTML, fetched from the Debian
+archive by ``benchmarks/fetch_corpus.py rust-book`` (each skipped, with a
+printed reason, where absent). Eval
 sets, all committed under ``benchmarks/evalsets/<corpus>/``:
 
 * ``computed``: the shapes pushpull builds with no model (aggregation, table),
@@ -89,6 +91,7 @@ SHARED = ROOT.parent / "shared" / "corpora"
 EVALSETS = ROOT / "benchmarks" / "evalsets"
 RESULTS = ROOT / "benchmarks" / "results"
 CACHE = ROOT / ".cache" / "search-quality"
+FETCHED = ROOT / ".cache" / "corpora"  # benchmarks/fetch_corpus.py
 K = 5
 #: what ``contextpull bench DIR`` asks the builder for; computed shapes take their share
 COMPUTED_N = 200
@@ -116,6 +119,7 @@ class Corpus:
     name: str
     folder: Path
     published: str | None = None  # folder name under benchmarks/results
+    fetch: str = ""  # the command that brings the folder, when no shared folder holds it
 
     def published_sets(self) -> list[Path]:
         if self.published is None:
@@ -129,6 +133,7 @@ CORPORA = (
     Corpus("pydantic-docs", SHARED / "pydantic-docs"),
     Corpus("semconv-docs", SHARED / "semconv-docs"),
     Corpus("pnpm-docs", SHARED / "pnpm-docs"),
+    Corpus("rust-book", FETCHED / "rust-book", fetch="python benchmarks/fetch_corpus.py rust-book"),
 )
 
 
@@ -486,7 +491,8 @@ def run(
     scored: list[Scored] = []
     for corpus in corpora:
         if not corpus.folder.is_dir():
-            print(f"skipped {corpus.name}: {corpus.folder} is absent", file=sys.stderr)
+            how = f" (fetch it: {corpus.fetch})" if corpus.fetch else ""
+            print(f"skipped {corpus.name}: {corpus.folder} is absent{how}", file=sys.stderr)
             continue
         scored += score_corpus(corpus, rows, rebuild, progress, cache)
     return scored

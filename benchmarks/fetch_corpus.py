@@ -1,0 +1,125 @@
+"""Fetch a corpus the shared folder lacks, from the Debian archive, pinned by checksum.
+
+    python benchmarks/fetch_corpus.py rust-book          # → .cache/corpora/rust-book
+    python benchmarks/fetch_corpus.py rust-book --to DIR
+
+``rust-book``: *The Rust Programming Language* as the HTML that mdBook
+builds, the ``html/book`` folder of Debian's ``rust-doc`` 1.63.0 package
+(MIT or Apache-2.0), unchanged: every chapter page, ``print.html`` (the
+whole book on one page), the 2018, first and second editions' pages and
+their redirect stubs, as a user pointing ContextPull at that folder has
+them. ``search_quality.py`` scores it when it is present. Only the Debian
+archive is needed (``deb.debian.org``); the package's SHA-256 is checked
+before anything is written, and symbolic links (to fonts and scripts
+elsewhere in the package) are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import shutil
+import sys
+import tarfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ROOT / ".cache" / "corpora"
+MIRROR = "https://deb.debian.org/debian/"
+
+
+@dataclass(frozen=True)
+class Package:
+    """One folder inside one Debian package, pinned by the package's checksum."""
+
+    pool_path: str
+    sha256: str
+    folder: str  # inside the package's data archive
+
+
+PACKAGES = {
+    "rust-book": Package(
+        "pool/main/r/rustc/rust-doc_1.63.0+dfsg1-2_all.deb",
+        "96ef96fe6df87d939ca713bd7df3d15c2b778ccb892eca025c4ee504146f697b",
+        "usr/share/doc/rust-doc/html/book/",
+    ),
+}
+
+
+def ar_members(data: bytes) -> dict[str, bytes]:
+    """The members of an ``ar`` archive (a ``.deb`` is one) by name."""
+    if not data.startswith(b"!<arch>\n"):
+        raise ValueError("not an ar archive")
+    members: dict[str, bytes] = {}
+    at = 8
+    while at + 60 <= len(data):
+        header = data[at : at + 60]
+        name = header[:16].decode().strip().rstrip("/")
+        size = int(header[48:58].decode().strip())
+        members[name] = data[at + 60 : at + 60 + size]
+        at += 60 + size + (size % 2)
+    return members
+
+
+def fetch(name: str, to: Path) -> int:
+    """Download ``name``'s package, check its checksum and unpack its folder into ``to``; how many files."""
+    package = PACKAGES[name]
+    with urllib.request.urlopen(MIRROR + package.pool_path, timeout=120) as response:
+        data = response.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != package.sha256:
+        raise ValueError(f"{package.pool_path}: SHA-256 {digest}, expected {package.sha256}")
+    return unpack(data, package.folder, to)
+
+
+def unpack(deb: bytes, folder: str, to: Path) -> int:
+    """The regular files under ``folder`` of the ``.deb`` ``deb``, written under ``to`` (replaced whole); how many.
+
+    The files are written beside ``to`` first and moved into place at the
+    end, so an interrupted fetch never leaves a half corpus to be scored.
+    """
+    members = ar_members(deb)
+    data = next((members[key] for key in members if key.startswith("data.tar")), None)
+    if data is None:
+        raise ValueError("the package has no data archive")
+    written = 0
+    partial = to.with_name(to.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for entry in archive:
+            name = entry.name.removeprefix("./")
+            if not entry.isfile() or not name.startswith(folder) or ".." in PurePosixPath(name).parts:
+                continue
+            source = archive.extractfile(entry)
+            if source is None:
+                continue
+            target = partial / name[len(folder) :]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read())
+            written += 1
+    shutil.rmtree(to, ignore_errors=True)
+    partial.rename(to)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", choices=sorted(PACKAGES))
+    parser.add_argument("--to", type=Path, help="folder to write (default .cache/corpora/CORPUS)")
+    args = parser.parse_args(argv)
+    to = args.to or CORPORA / args.corpus
+    to.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        count = fetch(args.corpus, to)
+    except (OSError, ValueError, tarfile.TarError) as error:
+        print(f"fetch_corpus: {args.corpus}: {error}", file=sys.stderr)
+        return 1
+    print(f"{to}: {count} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""benchmarks/fetch_corpus.py unpacks one folder of a Debian package: regular files only, all or nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_fetcher():
+    spec = importlib.util.spec_from_file_location("fetch_corpus", ROOT / "benchmarks" / "fetch_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fetch_corpus"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def ar(members: dict[str, bytes]) -> bytes:
+    """An ``ar`` archive as ``dpkg-deb`` writes one (common format, even members padded to two bytes)."""
+    out = [b"!<arch>\n"]
+    for name, data in members.items():
+        header = f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(data):<10}`\n".encode()
+        out += [header, data, b"\n" if len(data) % 2 else b""]
+    return b"".join(out)
+
+
+def data_tar(files: dict[str, bytes], links: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:xz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        for name, target in links.items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def test_only_the_folders_regular_files_are_written(tmp_path: Path) -> None:
+    fetcher = load_fetcher()
+    book = "./usr/share/doc/pkg/html/book/"
+    deb = ar(
+        {
+            "debian-binary": b"2.0\n",
+            "control.tar.xz": data_tar({"./control": b"Package: pkg\n"}, {}),
+            "data.tar.xz": data_tar(
+                {
+                    f"{book}index.html": b"<h1>Book</h1>",
+                    f"{book}ch01/intro.html": b"<h1>Intro</h1>",
+                    "./usr/share/doc/pkg/changelog": b"elsewhere",
+                },
+                {f"{book}fonts": "../../../fonts-elsewhere"},
+            ),
+        }
+    )
+    to = tmp_path / "book"
+    to.mkdir()
+    (to / "stale.html").write_text("from an earlier fetch")
+    assert fetcher.unpack(deb, book.removeprefix("./"), to) == 2
+    assert sorted(str(path.relative_to(to)) for path in to.rglob("*") if path.is_file()) == [
+        "ch01/intro.html",
+        "index.html",
+    ]
+    assert not (to / "fonts").exists() and not (tmp_path / "book.partial").exists()
+
+
+def test_a_package_without_a_data_archive_is_refused(tmp_path: Path) -> None:
+    fetcher = load_fetcher()
+    with pytest.raises(ValueError, match="no data archive"):
+        fetcher.unpack(ar({"debian-binary": b"2.0\n"}), "usr/", tmp_path / "out")
+    with pytest.raises(ValueError, match="not an ar archive"):
+        fetcher.unpack(b"PK\x03\x04", "usr/", tmp_path / "out")
