@@ -55,6 +55,36 @@ def test_html_table_caption_is_a_paragraph_above_the_table() -> None:
     assert html.render(page).text == "Loader flags\n\n| Flag |\n|---|\n| -q |\n\n"
 
 
+def test_html_superscripts_and_subscripts_keep_their_place_in_the_text() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    page = (
+        "<main><p>A field holds up to 2<sup>31</sup> bytes, from -(2<sup>n - 1</sup>); x<sub>i</sub>"
+        ' is read once<sup><a href="#note-1">1</a></sup>.<sup> </sup></p></main>'
+    )
+    # flattened, 2<sup>31</sup> read as 231: another number
+    assert html.render(page).text == "A field holds up to 2^31 bytes, from -(2^(n - 1)); x_i is read once[^1].\n\n"
+
+
+def test_docx_raised_and_lowered_runs_keep_their_place_in_the_text(tmp_path: Path) -> None:
+    docx = pytest.importorskip("docx", reason="needs the office extra")
+    from contextpull.parse import docx as reader
+
+    document = docx.Document()
+    paragraph = document.add_paragraph("Up to 2")
+    for text in ("3", "1"):  # Word splits one superscript into runs as it is typed
+        paragraph.add_run(text).font.superscript = True
+    paragraph.add_run(" bytes; H")
+    paragraph.add_run("2").font.subscript = True
+    paragraph.add_run("O and 2")
+    paragraph.add_run("n - 1").font.superscript = True
+    paragraph.add_run(".")
+    document.save(tmp_path / "d.docx")
+    text = reader.render((tmp_path / "d.docx").read_bytes()).text
+    assert text == "Up to 2^31 bytes; H_2O and 2^(n - 1).\n\n"
+
+
 def test_xlsx_title_rows_above_the_header_are_paragraphs(tmp_path: Path) -> None:
     openpyxl = pytest.importorskip("openpyxl", reason="needs the office extra")
     from contextpull.parse import xlsx

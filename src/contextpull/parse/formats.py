@@ -73,7 +73,9 @@ FORMATS: tuple[FormatSpec, ...] = (
 _BY_NAME = {f.name: f for f in FORMATS}
 _BY_SUFFIX = {suffix: f.name for f in FORMATS for suffix in f.suffixes}
 #: bump when a parser's output changes for the same bytes, so stores re-section their files
-PARSE_VERSION = 2  # 2: PDF text and layout from PDFium (docs/adr/015-pdf-extraction.md)
+PARSE_VERSION = (
+    3  # 2: PDF text and layout from PDFium (docs/adr/015-pdf-extraction.md); 3: HTML and Word superscripts as 2^31
+)
 #: slides and sheets are cited one by one, so a short one is never merged into its neighbour
 _ONE_SECTION_PER_PART = frozenset({"pptx", "xlsx"})
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .rendering import Rendering, Writer
+from .rendering import Rendering, Writer, raised
 
 __all__ = ["render"]
 
@@ -82,6 +82,8 @@ def render(text: str) -> Rendering:
             element.decompose()
     for br in root.find_all("br"):
         br.replace_with("\n")
+    for script in root.find_all(("sup", "sub")):
+        script.replace_with(_script(script))
     writer = Writer()
     _Walker(writer).block(root)
     has_h1 = root.find("h1") is not None
@@ -186,6 +188,16 @@ def _admonition_kind(element: Any) -> str:
         if _ADMONITION.match(name) and name != "admonition":
             return name.capitalize()
     return "Note"
+
+
+def _script(element: Any) -> str:
+    """A ``sup`` or ``sub`` as text: a footnote mark (a link within the page) as ``[^1]``, else ``^31``, ``_i``."""
+    text = " ".join(element.get_text().split())
+    link = element.find("a")
+    internal = link is not None and str(link.get("href", "")).startswith("#")
+    if element.name == "sup" and internal and " ".join(link.get_text().split()) == text:
+        return f"[^{text.strip('[]')}]"
+    return raised(text, element.name == "sup")
 
 
 def _inline(element: Any) -> str:

@@ -28,6 +28,8 @@ __all__ = ["Rendering", "Unparseable", "Writer", "open_package", "pages_of", "pa
 #: a line starting like this would be read as Markdown structure, not text
 _LEADING_MARKUP = re.compile(r"^([ \t]*)([#>+=]|[-*_]{3,}|`{3,}|~{3,}|[-*][ \t]|\d{1,9}[.)][ \t]|\||<)")
 _SPACES = re.compile(r"[ \t\u00a0]+")
+#: a superscript or subscript needing no parentheses after its mark
+_ONE_TOKEN = re.compile(r"[\w.\u2032\u2033*+\u2212-]+")
 
 
 class Unparseable(ValueError):
@@ -113,6 +115,20 @@ def pages_of(rendering: Rendering, start: int, end: int) -> tuple[int, int] | No
 def clean(text: str) -> str:
     """One line of visible text: runs of spaces collapsed, ends trimmed."""
     return _SPACES.sub(" ", text.replace("\r", " ").replace("\n", " ")).strip()
+
+
+def raised(text: str, superscript: bool) -> str:
+    """Superscript or subscript text written inline: ``2^31``, ``2^(n - 1)``, ``x_i``.
+
+    Flattened, ``2<sup>31</sup>`` reads as ``231`` (another number) and
+    ``2<sup>n - 1</sup>`` as ``2n - 1``; the caret and underscore are the
+    plain-text notation readers and models know.
+    """
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    mark = "^" if superscript else "_"
+    return f"{mark}{text}" if _ONE_TOKEN.fullmatch(text) else f"{mark}({text})"
 
 
 def escape_line(line: str) -> str:
