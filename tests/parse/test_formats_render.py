@@ -47,6 +47,40 @@ def test_html_keeps_a_page_header_with_the_title_and_reads_definition_lists() ->
     assert "Site banner" not in text
 
 
+#: a page as Django's documentation theme writes it: no main or article, a banner whose h1 links home, a
+#: sidebar with the page's contents, a "Last update" box and a footer, all beside the text inside body
+THEMED = """<html><head><title>Model instance reference | Django documentation</title></head><body>
+<div class="document"><div id="hd"><h1><a href="../index.html">Django documentation</a></h1>
+<div id="global-nav"><a href="../index.html">Home</a> | <a href="../genindex.html">Index</a></div></div>
+<div id="bd"><div id="yui-main"><div class="yui-b"><div class="yui-g">
+<div class="section"><h1>Model instance reference<a class="headerlink" href="#top">¶</a></h1>
+<p>This document describes the details of the Model API and the methods every instance has.</p>
+<div class="section"><h2>Creating objects</h2><p>To create a new instance of a model, instantiate it like any
+other Python class, passing the field values as keyword arguments.</p></div>
+<div class="section"><h2>Saving objects</h2><p>To save an object back to the database, call save().</p></div>
+</div></div></div></div>
+<div class="yui-b" id="sidebar"><h3>Contents</h3><ul><li><a href="#c">Creating objects</a></li>
+<li><a href="#s">Saving objects</a></li></ul><h3>Last update:</h3><p>Nov 11, 2026</p></div></div>
+<div id="ft"><a href="prev.html">previous</a> | <a href="next.html">next</a></div></div></body></html>"""
+
+
+def test_html_without_a_main_container_is_read_around_its_title() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    rendering = html.render(THEMED)
+    assert rendering.text.startswith("# Model instance reference\n\nThis document describes")
+    assert "## Saving objects\n\nTo save an object back to the database, call save()." in rendering.text
+    for chrome in ("Django documentation", "Home", "Contents", "Last update", "Nov 11", "previous"):
+        assert chrome not in rendering.text
+    # a title alone in a small header box is passed over for what holds the text
+    boxed = "<body><div class='top'><h1>Guide</h1></div><div><p>" + "Words of the guide. " * 20 + "</p></div></body>"
+    assert html.render(boxed).text.startswith("# Guide\n\nWords of the guide.")
+    # a page whose chrome outweighs its text is read whole, as before
+    heavy = "<body><div><h1>Short</h1><p>Tiny.</p></div><div>" + "<p>Menu entry.</p>" * 40 + "</div></body>"
+    assert html.render(heavy).text.count("Menu entry.") == 40
+
+
 def test_html_table_caption_is_a_paragraph_above_the_table() -> None:
     pytest.importorskip("bs4", reason="needs the html extra")
     from contextpull.parse import html

@@ -3,7 +3,9 @@
 A documentation page carries navigation, a header, a footer, a sidebar and
 scripts around the text people read. The main content is the first of
 ``<main>``, ``[role=main]``, ``<article>`` or a known documentation-theme
-container (Sphinx, MkDocs, Read the Docs, Docusaurus), else ``<body>``;
+container (Sphinx, MkDocs, Read the Docs, Docusaurus), else the smallest
+element around the page's title holding half its text (a theme with none of
+those, as Django's own documentation), else ``<body>``;
 ``nav``, ``footer``, ``aside``, ``script``, ``style`` and the like are
 dropped inside it too, and so is a ``header`` without a heading (a page
 header holding the title, as Docusaurus writes it, stays). Within it: ``h1``-``h6`` are headings,
@@ -76,7 +78,8 @@ def render(text: str) -> Rendering:
 
     soup = BeautifulSoup(text, "html.parser")
     page_title = " ".join(soup.title.get_text().split()) if soup.title else ""
-    root = _main(soup) or soup.body or soup
+    body = soup.body or soup
+    root = _main(soup) or _around_title(body) or body
     for element in [e for e in root.find_all(True) if _dropped(e)]:
         if not element.decomposed:
             element.decompose()
@@ -105,6 +108,37 @@ def _main(soup: Any) -> Any:
         if best is not None and best[0] == 0:
             break
     return best[1] if best else None
+
+
+def _around_title(body: Any) -> Any:
+    """For a page with no main-content container: the smallest element around its title holding half its text.
+
+    A theme without ``main`` or ``article`` (Django's own documentation)
+    puts a site banner, a sidebar with the page's contents and a "Last
+    update" box beside the text, all inside ``body``. The page's own title
+    is its first ``h1`` with text outside links (a banner's ``h1`` is a link
+    home); the text people read is around it. Half the page's characters is
+    the bar, so a title standing alone in a small header box is passed over
+    for what holds the text, and a page whose chrome outweighs its text
+    keeps ``body``, as before.
+    """
+    title = next((h1 for h1 in body.find_all("h1") if _outside_links(h1)), None)
+    if title is None:
+        return None
+    whole = _characters(body)
+    element = title.parent
+    while element is not None and element is not body and _characters(element) * 2 < whole:
+        element = element.parent
+    return None if element is None or element is body else element
+
+
+def _outside_links(element: Any) -> str:
+    """The text of ``element`` that is not inside a link."""
+    return "".join(text for text in element.find_all(string=True) if text.find_parent("a") is None).strip()
+
+
+def _characters(element: Any) -> int:
+    return sum(len(word) for word in element.get_text().split())
 
 
 def _dropped(element: Any) -> bool:
