@@ -81,6 +81,20 @@ def test_html_without_a_main_container_is_read_around_its_title() -> None:
     assert html.render(heavy).text.count("Menu entry.") == 40
 
 
+def test_html_leaves_out_what_the_page_hides() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    # HAProxy's manual: a Bootstrap menu, shown only on a click, inside every keyword it cites
+    page = (
+        '<main><p>Paths relative to "<span class="dropdown"><a class="dropdown-toggle" href="#">ca-file</a>'
+        '<ul class="dropdown-menu"><li class="dropdown-header">This keyword is available in sections :</li>'
+        '<li><a href="#b">Bind options</a></li></ul></span>" use ca-base.</p>'
+        '<div style="display: none">Quick search</div><p hidden>Draft</p></main>'
+    )
+    assert html.render(page).text == 'Paths relative to "ca-file" use ca-base.\n\n'
+
+
 def test_html_table_caption_is_a_paragraph_above_the_table() -> None:
     pytest.importorskip("bs4", reason="needs the html extra")
     from contextpull.parse import html

@@ -42,7 +42,13 @@ _DROP_TAGS = frozenset(
     {"script", "style", "noscript", "template", "nav", "footer", "aside", "form", "button", "iframe", "svg"}
 )
 _DROP_ROLES = frozenset({"navigation", "banner", "contentinfo"})
-_DROP_CLASSES = frozenset({"headerlink", "sphinxsidebar", "toctree-wrapper", "md-sidebar", "breadcrumbs"})
+#: theme chrome by class; ``dropdown-menu`` is Bootstrap's menu, shown only when clicked (HAProxy's HTML
+#: manual puts one inside every keyword it cites: "ca-fileThis keyword is available in sections :…")
+_DROP_CLASSES = frozenset(
+    {"headerlink", "sphinxsidebar", "toctree-wrapper", "md-sidebar", "breadcrumbs", "dropdown-menu"}
+)
+#: an inline style hiding its element
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _TEXT_BLOCKS = ["p", "li", "pre", "dd", "dt"]
 _ADMONITION = re.compile(r"^(admonition|note|warning|tip|important|caution|danger|attention|hint|error|seealso)$")
@@ -142,8 +148,11 @@ def _characters(element: Any) -> int:
 
 
 def _dropped(element: Any) -> bool:
-    """Navigation, chrome, scripts and the like; a header only when it holds no heading (a site banner)."""
+    """Navigation, chrome, scripts, what the page hides, and the like; a header only when it holds no heading
+    (a site banner)."""
     if element.name in _DROP_TAGS or element.get("role") in _DROP_ROLES or element.get("aria-hidden") == "true":
+        return True
+    if element.has_attr("hidden") or _HIDDEN_STYLE.search(str(element.get("style") or "")):
         return True
     if _DROP_CLASSES.intersection(element.get("class") or ()):
         return True
