@@ -133,6 +133,24 @@ def test_docx_raised_and_lowered_runs_keep_their_place_in_the_text(tmp_path: Pat
     assert text == "Up to 2^31 bytes; H_2O and 2^(n - 1).\n\n"
 
 
+def test_pptx_raised_and_lowered_runs_keep_their_place_in_the_text(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx", reason="needs the office extra")
+    from contextpull.parse import pptx as reader
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Limits"
+    paragraph = slide.shapes.add_textbox(0, 0, 100, 100).text_frame.paragraphs[0]
+    for text, baseline in (("Up to 2", None), ("3", "30000"), ("1", "30000"), (" bytes of H", None), ("2", "-25000")):
+        run = paragraph.add_run()
+        run.text = text
+        if baseline:
+            run.font._rPr.set("baseline", baseline)
+    paragraph.add_run().text = "O."
+    deck.save(tmp_path / "d.pptx")
+    assert "Up to 2^31 bytes of H_2O." in reader.render((tmp_path / "d.pptx").read_bytes()).text
+
+
 def test_xlsx_title_rows_above_the_header_are_paragraphs(tmp_path: Path) -> None:
     openpyxl = pytest.importorskip("openpyxl", reason="needs the office extra")
     from contextpull.parse import xlsx

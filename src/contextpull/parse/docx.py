@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .rendering import Rendering, Writer, open_package, raised
+from .rendering import LOWERED, ON_LINE, RAISED, Rendering, Writer, joined_runs, open_package
 
 __all__ = ["render"]
 
@@ -123,47 +123,33 @@ def _outline_level(ppr: Any) -> int | None:
 
 def _text(element: Any) -> str:
     """The visible text of ``element``, without the subtrees in ``_LEFT_OUT``; raised runs as ``^31``, ``_i``."""
-    parts: list[str] = []
-    raised_runs: list[tuple[str, str]] = []  # (vertAlign value, text) of the raised runs not yet written
-
-    def flush() -> None:
-        if raised_runs:
-            parts.append(raised("".join(text for _, text in raised_runs), raised_runs[0][0] == "superscript"))
-            raised_runs.clear()
+    runs: list[tuple[str, int]] = []
 
     def walk(node: Any) -> None:
         for child in node.iterchildren():
             tag = child.tag
             if tag in _LEFT_OUT:
                 continue
-            align = _vertical_alignment(child) if tag == f"{_W}r" else ""
-            if align:
-                if raised_runs and raised_runs[0][0] != align:
-                    flush()
-                raised_runs.append((align, _text(child)))
-                continue
-            if tag == f"{_W}t":
-                flush()
-                parts.append(child.text or "")
+            position = _vertical_position(child) if tag == f"{_W}r" else ON_LINE
+            if position != ON_LINE:
+                runs.append((_text(child), position))
+            elif tag == f"{_W}t":
+                runs.append((child.text or "", ON_LINE))
             elif tag in (f"{_W}tab", f"{_W}ptab"):
-                flush()
-                parts.append(" ")
+                runs.append((" ", ON_LINE))
             elif tag in (f"{_W}br", f"{_W}cr"):
-                flush()
-                parts.append("\n")
+                runs.append(("\n", ON_LINE))
             elif tag == f"{_W}footnoteReference":
-                flush()
-                parts.append(f"[^{child.get(f'{_W}id')}]")
+                runs.append((f"[^{child.get(f'{_W}id')}]", ON_LINE))
             else:
                 walk(child)
 
     walk(element)
-    flush()
-    return "".join(parts)
+    return joined_runs(runs)
 
 
-def _vertical_alignment(run: Any) -> str:
-    """``superscript`` or ``subscript`` for a raised or lowered run holding text, else ``""``.
+def _vertical_position(run: Any) -> int:
+    """Whether a run is raised (superscript), lowered (subscript) or on the line.
 
     A footnote reference is a superscript run too; its mark is written as
     ``[^N]`` by :func:`_text`, so a run holding one is not raised again.
@@ -171,9 +157,9 @@ def _vertical_alignment(run: Any) -> str:
     properties = run.find(f"{_W}rPr")
     align = properties.find(f"{_W}vertAlign") if properties is not None else None
     value = align.get(f"{_W}val", "") if align is not None else ""
-    if value not in ("superscript", "subscript") or run.find(f"{_W}footnoteReference") is not None:
-        return ""
-    return str(value)
+    if run.find(f"{_W}footnoteReference") is not None:
+        return ON_LINE
+    return {"superscript": RAISED, "subscript": LOWERED}.get(value, ON_LINE)
 
 
 def _rows(table: Any) -> list[list[str]]:

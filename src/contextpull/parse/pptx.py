@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rendering import Rendering, Writer, open_package
+from .rendering import LOWERED, ON_LINE, RAISED, Rendering, Writer, joined_runs, open_package
 
 __all__ = ["render"]
 
@@ -52,9 +52,20 @@ def _shapes(writer: Writer, shapes: Any, *, skip: Any = None) -> None:
         elif getattr(shape, "has_table", False) and shape.has_table:
             writer.table([[cell.text for cell in row.cells] for row in shape.table.rows])
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            entries = [(p.level, "".join(run.text for run in p.runs)) for p in shape.text_frame.paragraphs]
+            entries = [(p.level, joined_runs(_runs(p))) for p in shape.text_frame.paragraphs]
             entries = [(level, text) for level, text in entries if text.strip()]
             if len(entries) == 1 and entries[0][0] == 0:
                 writer.paragraph(entries[0][1])
             else:
                 writer.items(entries)
+
+
+def _runs(paragraph: Any) -> list[tuple[str, int]]:
+    """A paragraph's runs and how each sits on the line: a positive ``baseline`` offset raises a run."""
+    runs = []
+    for run in paragraph.runs:
+        properties = run._r.rPr  # python-pptx exposes no baseline of its own
+        offset = properties.get("baseline") if properties is not None else None
+        shift = int(offset) if offset and offset.lstrip("-").isdigit() else 0
+        runs.append((run.text, RAISED if shift > 0 else LOWERED if shift < 0 else ON_LINE))
+    return runs

@@ -19,8 +19,9 @@ import io
 import re
 import zipfile
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any, TypeVar
 
 __all__ = ["Rendering", "Unparseable", "Writer", "open_package", "pages_of", "parser_failed"]
@@ -117,6 +118,10 @@ def clean(text: str) -> str:
     return _SPACES.sub(" ", text.replace("\r", " ").replace("\n", " ")).strip()
 
 
+#: how a run of text sits on its line: on it, raised (superscript) or lowered (subscript)
+ON_LINE, RAISED, LOWERED = 0, 1, -1
+
+
 def raised(text: str, superscript: bool) -> str:
     """Superscript or subscript text written inline: ``2^31``, ``2^(n - 1)``, ``x_i``.
 
@@ -129,6 +134,19 @@ def raised(text: str, superscript: bool) -> str:
         return ""
     mark = "^" if superscript else "_"
     return f"{mark}{text}" if _ONE_TOKEN.fullmatch(text) else f"{mark}({text})"
+
+
+def joined_runs(runs: Iterable[tuple[str, int]]) -> str:
+    """Runs of text (text, :data:`ON_LINE`, :data:`RAISED` or :data:`LOWERED`) as one line of text.
+
+    Word and PowerPoint split a superscript into several runs as it is
+    typed; consecutive runs raised (or lowered) alike are one superscript.
+    """
+    out: list[str] = []
+    for position, group in groupby(runs, key=lambda run: run[1]):
+        text = "".join(text for text, _ in group)
+        out.append(text if position == ON_LINE else raised(text, position == RAISED))
+    return "".join(out)
 
 
 def escape_line(line: str) -> str:
