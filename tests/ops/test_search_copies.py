@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from contextpull.analysis.terms import analyse_query
 from contextpull.ingestion.run import ingest
 from contextpull.ops import copies
 from contextpull.ops.operations import Ops
-from contextpull.ops.ranking import RankedSection
+from contextpull.ops.ranking import RankedSection, rank
 from contextpull.store.queries import SectionRow
 from ops_support import ONE_SECTION_PER_HEADING, write_corpus
 
@@ -91,8 +92,11 @@ def test_a_page_gathering_others_repeats_their_sections_under_its_own_headings(t
     with Ops.open(store) as ops:
         hits = ops.search("wait until the spawned thread finishes join", limit=3).hits
         everything = ops.search("wait until the spawned thread finishes join", limit=10).hits
-    # the print page's copy of the section (heading path ending with the chapter's) waits below the channels page
-    assert hits[0].heading_path[-1] == "Waiting for threads"
+        by_words = rank(ops.store, analyse_query("wait until the spawned thread finishes join")).sections
+    # the print page's copy of the section (heading path ending with the chapter's) waits below the channels page,
+    # and the chapter's own section is shown in the better place of the two: the print page's headings rank it first
+    assert by_words[0].section.path == "print.md"
+    assert hits[0].doc == "ch16-01-threads.md" and hits[0].heading_path[-1] == "Waiting for threads"
     assert [hit.heading_path[-1] for hit in hits].count("Waiting for threads") == 1
     assert "ch16-02-channels.md" in {hit.doc for hit in hits}
     assert {hit.doc for hit in everything if hit.heading_path[-1] == "Waiting for threads"} == {

@@ -17,9 +17,12 @@ filled half the first hits over the Rust book with copies of the chapter
 pages above them. Sections whose text matches but whose pages or headings
 differ (``--save-dev`` under ``pnpm add`` and under ``pnpm install``: the
 same heading path on pages of two names) are different answers and both
-stay. A copy is never dropped: it moves after the first ``wanted`` hits that
-are not copies, so asking for more hits still reaches it, and the first
-``k`` hits are the same for every ``wanted >= k``.
+stay. Of a section and its copy on a gathering page, the section on its own
+page is shown, in the better place of the two: its id names the page it is
+from, and ``neighbours`` read that page. A copy is never dropped: it moves
+after the first ``wanted`` hits that are not copies, so asking for more hits
+still reaches it, and the first ``k`` hits are the same for every
+``wanted >= k``.
 
 Only hits at the same place as a hit above are compared (same last heading,
 then the rule above), so a pool with no such pair reads no text at all; the
@@ -56,11 +59,18 @@ def copies_last(
         here = placed.setdefault(path[-1] if path else hit.title, [])
         earlier = [other for other in here if _same_place(hit, other)]
         text = _text(store, hit.section.rowid, texts, spaced) if earlier else ""
-        if any(_text(store, other.section.rowid, texts, spaced) == text for other in earlier):
-            copies.append(hit)
-        else:
+        same = next((other for other in earlier if _text(store, other.section.rowid, texts, spaced) == text), None)
+        if same is None:
             here.append(hit)
             kept.append(hit)
+        elif len(hit.section.heading_path) < len(same.section.heading_path):
+            # The page a gathering page copies takes its place: its id names the page the section is from.
+            original = replace(hit, score=same.score)
+            kept[next(at for at, other in enumerate(kept) if other is same)] = original
+            here[next(at for at, other in enumerate(here) if other is same)] = original
+            copies.append(same)
+        else:
+            copies.append(hit)
     if not copies:
         return list(order)
     out = kept + copies + list(order[position:])
