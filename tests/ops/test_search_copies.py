@@ -103,6 +103,11 @@ def test_a_page_gathering_others_repeats_their_sections_under_its_own_headings(t
         "ch16-01-threads.md",
         "print.md",
     }
+    # the chapter is found below the copy whatever the limit, so the first hits never depend on it
+    with Ops.open(store) as ops:
+        for limit in range(1, len(everything) + 1):
+            shown = ops.search("wait until the spawned thread finishes join", limit=limit).hits
+            assert [hit.id for hit in shown] == [hit.id for hit in everything[:limit]], limit
 
 
 def test_the_same_last_heading_at_another_place_is_not_the_same_place() -> None:

@@ -51,32 +51,61 @@ def copies_last(
     copies: list[RankedSection] = []
     placed: dict[str, list[RankedSection]] = {}  # last heading (or title) -> kept hits
     spaced: dict[int, str] = {}  # row id -> text with its spacing collapsed
+    taken: set[int] = set()  # sections shown in the place of their copy on a gathering page
     position = 0
     while position < len(order) and len(kept) < wanted:
         hit = order[position]
         position += 1
+        if hit.section.rowid in taken:
+            continue
         path = hit.section.heading_path
         here = placed.setdefault(path[-1] if path else hit.title, [])
         earlier = [other for other in here if _same_place(hit, other)]
         text = _text(store, hit.section.rowid, texts, spaced) if earlier else ""
-        same = next((other for other in earlier if _text(store, other.section.rowid, texts, spaced) == text), None)
-        if same is None:
-            here.append(hit)
-            kept.append(hit)
-        elif len(hit.section.heading_path) < len(same.section.heading_path):
-            # The page a gathering page copies takes its place: its id names the page the section is from.
-            original = replace(hit, score=same.score)
-            kept[next(at for at, other in enumerate(kept) if other is same)] = original
-            here[next(at for at, other in enumerate(here) if other is same)] = original
-            copies.append(same)
-        else:
+        if any(_text(store, other.section.rowid, texts, spaced) == text for other in earlier):
             copies.append(hit)
+            continue
+        original = _original(store, hit, order[position:], texts, spaced)
+        if original is not None:
+            # The section on its own page takes the place of its copy: its id names the page it is from.
+            taken.add(original.section.rowid)
+            copies.append(hit)
+            hit = replace(original, score=hit.score)
+        here.append(hit)
+        kept.append(hit)
     if not copies:
         return list(order)
-    out = kept + copies + list(order[position:])
+    out = kept + copies + [hit for hit in order[position:] if hit.section.rowid not in taken]
     for at in range(len(kept), len(out)):
         out[at] = replace(out[at], score=min(out[at].score, out[at - 1].score))
     return out
+
+
+def _original(
+    store: StoreReader,
+    hit: RankedSection,
+    below: Sequence[RankedSection],
+    texts: dict[int, str],
+    spaced: dict[int, str],
+) -> RankedSection | None:
+    """The first hit ``below`` that ``hit`` copies onto a gathering page: its text under a heading path ``hit``'s ends with.
+
+    It is looked for in the whole order below, never only in the first
+    ``wanted`` hits, so the first ``k`` hits do not depend on ``wanted``.
+    """
+    path = hit.section.heading_path
+    candidates = [
+        other
+        for other in below
+        if other.section.heading_path
+        and len(other.section.heading_path) < len(path)
+        and other.section.heading_path[-1] == path[-1]
+        and _same_place(hit, other)
+    ]
+    if not candidates:
+        return None
+    text = _text(store, hit.section.rowid, texts, spaced)
+    return next((other for other in candidates if _text(store, other.section.rowid, texts, spaced) == text), None)
 
 
 def _same_place(hit: RankedSection, other: RankedSection) -> bool:
