@@ -1,6 +1,7 @@
 """Fetch a corpus the shared folder lacks, from the Debian archive, pinned by checksum.
 
     python benchmarks/fetch_corpus.py rust-book          # → .cache/corpora/rust-book
+    python benchmarks/fetch_corpus.py django-docs        # → .cache/corpora/django-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -8,7 +9,11 @@ builds, the ``html/book`` folder of Debian's ``rust-doc`` 1.63.0 package
 (MIT or Apache-2.0), unchanged: every chapter page, ``print.html`` (the
 whole book on one page), the 2018, first and second editions' pages and
 their redirect stubs, as a user pointing ContextPull at that folder has
-them. ``search_quality.py`` scores it when it is present. Only the Debian
+them. ``django-docs``: Django 3.2's documentation as Sphinx builds it in
+Django's own theme, the ``html`` folder of Debian's ``python-django-doc``
+3.2.25 (BSD-3-Clause): every page, the source-code pages under
+``_modules/``, the general index and search pages. ``search_quality.py``
+scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
 before anything is written, and symbolic links (to fonts and scripts
 elsewhere in the package) are left out.
@@ -45,6 +50,11 @@ PACKAGES = {
         "pool/main/r/rustc/rust-doc_1.63.0+dfsg1-2_all.deb",
         "96ef96fe6df87d939ca713bd7df3d15c2b778ccb892eca025c4ee504146f697b",
         "usr/share/doc/rust-doc/html/book/",
+    ),
+    "django-docs": Package(
+        "pool/main/p/python-django/python-django-doc_3.2.25-0+deb12u3_all.deb",
+        "33319c8e45b95693603213442ccf9bcee933ef338488115203ad25a0e01c696f",
+        "usr/share/doc/python-django-doc/html/",
     ),
 }
 

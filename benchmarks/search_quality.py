@@ -7,9 +7,9 @@
     python benchmarks/search_quality.py --rows search,tantivy --misses   # the questions search loses to the best push row
 
 Corpora: the bundled ``examples/corpus``, the shared corpora under
-``../shared/corpora`` and the Rust book as HTML, fetched from the Debian
-archive by ``benchmarks/fetch_corpus.py rust-book`` (each skipped, with a
-printed reason, where absent). Eval
+``../shared/corpora``, and the Rust book and Django's docs as HTML, fetched
+from the Debian archive by ``benchmarks/fetch_corpus.py`` (each skipped, with
+a printed reason, where absent). Eval
 sets, all committed under ``benchmarks/evalsets/<corpus>/``:
 
 * ``computed``: the shapes pushpull builds with no model (aggregation, table),
@@ -137,6 +137,7 @@ CORPORA = (
     Corpus("semconv-docs", SHARED / "semconv-docs"),
     Corpus("pnpm-docs", SHARED / "pnpm-docs"),
     Corpus("rust-book", FETCHED / "rust-book", fetch="python benchmarks/fetch_corpus.py rust-book"),
+    Corpus("django-docs", FETCHED / "django-docs", fetch="python benchmarks/fetch_corpus.py django-docs"),
 )
 
 
