@@ -10,6 +10,7 @@ from contextpull.analysis.terms import analyse_query
 from contextpull.ingestion.run import ingest
 from contextpull.ops import sides
 from contextpull.ops.operations import Ops
+from contextpull.ops.ranking import rank
 from ops_support import ONE_SECTION_PER_HEADING, write_corpus
 
 #: one vendor with many sections full of the question's words, another whose page holds only its
@@ -104,7 +105,39 @@ def test_the_first_hits_do_not_depend_on_the_limit(crowded: Ops) -> None:
         assert [hit.id for hit in crowded.search(QUESTION, limit=limit).hits] == ten[:limit]
 
 
-def test_a_side_whose_document_already_shows_is_not_moved(crowded: Ops) -> None:
+#: a reference page with a section per mode, and guides that discuss both modes: the guides and the beta
+#: section (which names alpha too) fill the first five; the alpha section of the same page does not show
+SAME_PAGE = {
+    "ref/modes.md": (
+        "# Modes\n\n## alpha_mode\n\nalpha_mode joins the related rows in one query.\n\n"
+        "## beta_mode\n\nUnlike alpha_mode, beta_mode fetches the related rows in a second query.\n"
+    ),
+    **{
+        f"guides/speed-{n}.md": (
+            f"# Speed {n}\n\n## Queries\n\nUse alpha_mode or beta_mode to cut the queries of page {n}; "
+            "alpha_mode and beta_mode both help.\n"
+        )
+        for n in range(4)
+    },
+}
+
+
+def test_a_side_whose_page_shows_but_not_its_best_section_takes_the_third_place(tmp_path: Path) -> None:
+    store = tmp_path / "modes.sqlite"
+    ingest(write_corpus(tmp_path / "corpus", SAME_PAGE), store, ONE_SECTION_PER_HEADING)
+    query = "What is the difference between alpha_mode and beta_mode?"
+    with Ops.open(store) as ops:
+        words = rank(ops.store, sides.stressed(analyse_query(query), sides.named_things(analyse_query(query))))
+        first = [hit.section.sid for hit in words.sections[:5]]
+        result = ops.search(query)
+    # the page shows (its beta section), its alpha section does not: before, that left the alpha side alone
+    assert "ref/modes.md#2" in first and "ref/modes.md#1" not in first
+    shown = [hit.id for hit in result.hits[:5]]
+    # the alpha section takes the third place; the beta section it pushed out of the five comes back above it
+    assert shown[2:4] == ["ref/modes.md#2", "ref/modes.md#1"] and shown[:2] == first[:2]
+
+
+def test_a_side_whose_best_section_already_shows_is_not_moved(crowded: Ops) -> None:
     # Both things are held by the Acme pages, which fill the first five: nothing moves.
     query = "Acme Vault username and Acme Vault domain"
     assert sides.named_things(analyse_query(query)) is not None

@@ -21,15 +21,16 @@ lists about any corpus:
   the *other* thing's words and without the coordinating word itself
   (``differ``, ``compared``: the question's grammar, not either thing's
   topic); the rest of the question still counts;
-* when no section of its document is among the first :data:`FIRST_HITS`
-  (the other side's documents crowd them out), it takes rank
-  :data:`SIDE_SLOT` and the hits from there down move one place (its
-  score is raised to tie with the hit it displaces, so scores still never
-  increase down the list). The first two hits are never moved, and a
-  thing whose document already shows is left where the ranking put it
-  (measured on our eval sets: moving its best section whenever it was not
-  among the first three changed 9 of 524 top fives, one for the worse,
-  none for the better; ADR 026).
+* when that section is not among the first :data:`FIRST_HITS` (the other
+  side's documents crowd them out, or other sections of its own document
+  do), it takes rank :data:`SIDE_SLOT` and the hits from there down move
+  one place (its score is raised to tie with the hit it displaces, so
+  scores still never increase down the list). The first two hits are never
+  moved, and a thing whose best section already shows is left where the
+  ranking put it. Until 2026-12-07 a thing was left alone when any section
+  of its document showed; Django's reference page for both
+  ``select_related`` and ``prefetch_related`` then showed only later parts
+  of one of them (ADR 026 follow-up: no figure of the other sets moved).
 
 The same two things let ``ranking`` raise a section whose own heading
 announces a comparison ("Execution vs installation") when it holds both
@@ -159,7 +160,7 @@ def cover_sides(
         if not ranked:
             continue
         best = ranked[0]
-        if any(hit.section.path == best.section.path for hit in out[:FIRST_HITS]):
+        if any(hit.section.rowid == best.section.rowid for hit in out[:FIRST_HITS]):
             continue
         rowid = best.section.rowid
         at = next((i for i, hit in enumerate(out) if hit.section.rowid == rowid), None)
