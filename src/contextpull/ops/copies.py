@@ -94,14 +94,7 @@ def _original(
     ``wanted`` hits, so the first ``k`` hits do not depend on ``wanted``.
     """
     path = hit.section.heading_path
-    candidates = [
-        other
-        for other in below
-        if other.section.heading_path
-        and len(other.section.heading_path) < len(path)
-        and other.section.heading_path[-1] == path[-1]
-        and _same_place(hit, other)
-    ]
+    candidates = [other for other in below if len(other.section.heading_path) < len(path) and _same_place(hit, other)]
     if not candidates:
         return None
     text = _text(store, hit.section.rowid, texts, spaced)
