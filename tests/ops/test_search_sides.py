@@ -62,6 +62,10 @@ def docs(result, n: int = 5) -> list[str]:
         ("What is the difference between the 'ignore' and 'allow' settings?", (["ignore"], ["allow", "settings"])),
         # the same content words on both sides: the function word leading each is the thing compared
         ("How do before validators differ from after validators on a field?", (["before"], ["after"])),
+        # an article opens the second run; a function word leading both runs is shared, as "uv cache" is
+        ("How does a messaging producer differ from a consumer?", (["messaging", "producer"], ["consumer"])),
+        ("What are the minimum supported versions of Windows and of macOS?", (["windows"], ["macos"])),
+        ("How do before validators differ from before hooks?", (["validators"], ["hooks"])),
     ],
 )
 def test_a_coordinating_word_splits_the_two_things_a_query_names(query: str, things: tuple[list, list]) -> None:
@@ -77,7 +81,7 @@ def test_a_coordinating_word_splits_the_two_things_a_query_names(query: str, thi
         "Which PIP_* and UV_* variables exist?",  # an identifier family: exact evidence
         "How do I install and install again?",  # the run before the split holds nothing the other lacks
         "and the cache",  # nothing before the split
-        "How do before validators differ from before hooks?",  # the same function word leads both sides
+        "How do before validators differ from before validators?",  # the same words on both sides
     ],
 )
 def test_a_query_naming_fewer_than_two_things_is_left_alone(query: str) -> None:
