@@ -28,7 +28,9 @@
    a comparison over a section holding both, has its relevance raised by
    :data:`PHRASE_BONUS`, :data:`IDENTIFIER_BONUS`, :data:`ROW_BONUS` and
    :data:`COMPARISON_BONUS` (shares of its own relevance, so they reorder
-   near neighbours, never lift a weak match over a much stronger one). A
+   near neighbours, never lift a weak match over a much stronger one); a
+   section headed by exactly an identifier the query names (its own entry in
+   a reference) earns :data:`HEADED_BONUS` as well. A
    section holding only part of the question word for word, joined by
    function words ("the username for the index"), earns that part's share
    of :data:`PHRASE_BONUS` (:mod:`.phrases`).
@@ -49,7 +51,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.terms import Query, QueryPart, index_terms
+from ..analysis.terms import Query, QueryPart, analyse_query, index_terms
 from ..records import HEADING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
@@ -71,6 +73,9 @@ PHRASE_BONUS = 0.5
 IDENTIFIER_BONUS = 0.5
 ROW_BONUS = 0.5
 COMPARISON_BONUS = 0.5
+#: a section headed by exactly an identifier the query names: half the identifier bonus again, so a
+#: table row answering the whole query (:data:`ROW_BONUS`) still outranks the identifier's own entry
+HEADED_BONUS = 0.25
 #: a heading that announces a comparison ("Execution vs installation", "Differences with `npm run`",
 #: "What's the difference between …"); ``vs`` only in lower case, so "VS Code" does not
 _COMPARES = re.compile(r"\bvs\b|(?i:\b(?:versus|compared|comparison|comparing|differ(?:s|ences?)?)\b)")
@@ -168,7 +173,8 @@ def rank(
         read = sorted(covered) if pattern else [row.section.rowid for row in tabled]
     stored = store.section_tables(read) if read else {}
     in_rows = _answered_by_a_row(tabled, _row_terms(query, parts, counts), stored)
-    wanted = sum(part.identifier and not part.prefix for part in query.content)
+    identifiers = [frozenset(part.exact) for part in query.content if part.identifier and not part.prefix]
+    wanted = len(identifiers)
     compares = _comparing(store, rows, things) if things else set()
     ranked = []
     for row in rows:
@@ -178,13 +184,33 @@ def rank(
         in_phrase = bool(pattern and rowid in covered and shown and pattern.search(shown))
         part = phrase_share(phrases, shown) if phrases and not in_phrase else 0.0
         exact = named[rowid] / wanted if wanted else 0.0
+        headed = _headed_by(row.section.heading_path, identifiers) / wanted if wanted else 0.0
         bonus = PHRASE_BONUS * max(float(in_phrase), part) + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
-        bonus += COMPARISON_BONUS * (rowid in compares)
+        bonus += HEADED_BONUS * headed + COMPARISON_BONUS * (rowid in compares)
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
     ranked.sort(key=lambda hit: (-hit.score, hit.section.path, hit.section.ordinal))
     return Ranking(ranked, frozenset(terms), capped)
+
+
+def _headed_by(heading_path: Sequence[str], identifiers: list[frozenset[str]]) -> int:
+    """How many of ``identifiers`` (each by its exact terms) a section's own heading is, and nothing else.
+
+    A reference gives each setting, flag or function its own section headed
+    by its name (``### minimumReleaseAge``, ``select_related()``); the
+    sections of its neighbours (``minimumReleaseAgeStrict``) may name it more
+    often than its own entry does, but they only mention it.
+    """
+    if not identifiers or not heading_path:
+        return 0
+    heading = heading_path[-1].casefold()
+    if not any(term in heading for terms in identifiers for term in terms):
+        return 0  # the heading does not spell any of them: no need to analyse it
+    own = analyse_query(heading_path[-1]).content
+    if len(own) != 1:
+        return 0
+    return sum(bool(terms & set(own[0].exact)) for terms in identifiers)
 
 
 def _row_terms(query: Query, parts: list[PartTerms], counts: dict[str, int]) -> list[frozenset[str]]:
