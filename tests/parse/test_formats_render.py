@@ -47,6 +47,41 @@ def test_html_keeps_a_page_header_with_the_title_and_reads_definition_lists() ->
     assert "Site banner" not in text
 
 
+#: a Sphinx reference page: an object described under the heading that names it, two described only by
+#: their entries, and a definition list of plain terms
+SPHINX = """<main><h1>Loading</h1><h2>load()</h2>
+<dl class="py function"><dt class="sig sig-object py" id="zap.load"><code class="sig-prename">zap.</code><code
+class="sig-name">load</code>(<em>path</em>)<a class="headerlink" href="#zap.load">¶</a></dt><dd></dd></dl>
+<p>Reads the file.</p><h2>Helpers</h2>
+<dl class="py function"><dt id="zap.dump"><code class="sig-prename">zap.</code><code class="sig-name">dump</code>(<em>obj</em>)</dt>
+<dd><p>Writes the object.</p></dd></dl>
+<dl class="std envvar"><dt id="envvar-ZAP_HOME">ZAP_HOME</dt><dd><p>Where zap keeps its files.</p></dd></dl>
+<dl><dt>strict</dt><dd><p>Refuse unknown keys.</p></dd></dl></main>"""
+
+
+def test_html_reference_entries_are_headed_by_their_names() -> None:
+    """A term that is a link target documents a thing: its name heads it, as a reStructuredText directive does."""
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    text = html.render(SPHINX).text
+    # the heading just above already names load(): no second heading for it
+    assert "## load()\n\n**zap.load(path)**\n\nReads the file." in text
+    assert "## Helpers\n\n###### zap.dump\n\n**zap.dump(obj)**\n\nWrites the object." in text
+    assert "###### ZAP_HOME\n\n**ZAP_HOME**\n\nWhere zap keeps its files." in text
+    assert "**strict**\n\nRefuse unknown keys." in text and "# strict" not in text  # a plain term
+    # HAProxy's manual: each keyword a line of its own, its description in a text block below
+    keyword = (
+        '<main><h3>3.1. Process management</h3><a class="anchor" name="nbthread"></a><div class="keyword">'
+        '<b><a class="anchor" name="nbthread"></a><a href="#3.1-nbthread">nbthread</a></b> <span>&lt;number&gt;'
+        '</span></div><pre class="text">Makes HAProxy run on &lt;number&gt; threads.</pre></main>'
+    )
+    assert html.render(keyword).text == (
+        "### 3.1. Process management\n\n###### nbthread\n\n**nbthread <number>**\n\n"
+        "```\nMakes HAProxy run on <number> threads.\n```\n\n"
+    )
+
+
 #: a page as Django's documentation theme writes it: no main or article, a banner whose h1 links home, a
 #: sidebar with the page's contents, a "Last update" box and a footer, all beside the text inside body
 THEMED = """<html><head><title>Model instance reference | Django documentation</title></head><body>

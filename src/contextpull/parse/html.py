@@ -13,7 +13,9 @@ header holding the title, as Docusaurus writes it, stays). Within it: ``h1``-``h
 class), tables keep their first row (or ``thead``) as the header and their
 ``caption`` as a paragraph above them, lists keep
 their nesting, admonitions (``.admonition``, ``.note``, ``.warning``, ...)
-are quoted with their title, and everything else is read as paragraphs.
+are quoted with their title, a reference entry (a definition term that is a
+link target, as Sphinx writes every function and setting) is headed by its
+name, and everything else is read as paragraphs.
 The page ``<title>`` is the document title when the page has no ``h1``.
 """
 
@@ -50,6 +52,15 @@ _DROP_CLASSES = frozenset(
 #: an inline style hiding its element
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
+#: a reference documents each function, setting or keyword in an *entry*: a definition term that is a
+#: link target (Sphinx's ``<dt id="django.db.models.query.QuerySet.filter">``) or a known theme's keyword
+#: div (HAProxy's manual: ``<div class="keyword">``). Its name is a heading of the deepest level, below the
+#: levels that start sections (``max_depth``, 3 by default), so it names the part of a long section it
+#: starts, as ``rst.ENTRY_LEVEL`` does for a reStructuredText directive (ADR 022, 2026-12-07 follow-up)
+ENTRY_LEVEL = 6
+_ENTRY_CLASSES = frozenset({"keyword"})
+#: the longest entry name kept in a heading path
+_ENTRY_NAME = 80
 _TEXT_BLOCKS = ["p", "li", "pre", "dd", "dt"]
 _ADMONITION = re.compile(r"^(admonition|note|warning|tip|important|caution|danger|attention|hint|error|seealso)$")
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight|sourceCode)-(\S+)$")
@@ -184,6 +195,13 @@ class _Walker:
         if text.strip():
             self.writer.paragraph(text)
 
+    def _term(self, element: Any, entry: str) -> None:
+        """A term line in bold, under a heading naming its ``entry`` (when it is one) unless the heading
+        just above names it (Django's ``#### filter()`` over the entry ``filter(*args, **kwargs)``)."""
+        if entry and not _names(self.writer.last_heading(), entry):
+            self.writer.heading(ENTRY_LEVEL, entry[:_ENTRY_NAME])
+        self.writer.paragraph("**" + " ".join(_inline(element).split()) + "**")
+
     def element(self, element: Any) -> None:
         name = element.name
         if name in _HEADINGS:
@@ -210,15 +228,32 @@ class _Walker:
         elif name == "dl":
             for item in element.find_all(["dt", "dd"], recursive=False):
                 if item.name == "dt":
-                    self.writer.paragraph("**" + " ".join(_inline(item).split()) + "**")
+                    self._term(item, _entry_name(item) if item.get("id") else "")
                 else:
                     self.block(item)
+        elif name == "div" and _ENTRY_CLASSES.intersection(element.get("class") or ()):
+            bold = element.find(["b", "strong"])
+            self._term(element, " ".join(bold.get_text().split()) if bold is not None else "")
         elif name == "hr":
             return
         elif name == "p":
             self.writer.paragraph(_inline(element))
         else:
             self.block(element)
+
+
+def _entry_name(term: Any) -> str:
+    """The name a ``dt`` that is a link target documents: Sphinx's ``sig-name`` (with its class or module
+    prefix), else its text up to a ``(``."""
+    named = [part for part in term.find_all(class_=("sig-prename", "sig-name")) if part.get_text().strip()]
+    text = "".join(part.get_text() for part in named) if named else term.get_text().split("(")[0]
+    return " ".join(text.split())
+
+
+def _names(heading: str, entry: str) -> bool:
+    """Whether ``heading`` is the name of ``entry``, whole or its last dotted part, a ``(…)`` after it aside."""
+    bare = heading.split("(")[0].strip(" `").casefold()
+    return bool(bare) and bare in (entry.casefold(), entry.rsplit(".", 1)[-1].casefold())
 
 
 def _is_admonition(element: Any) -> bool:

@@ -190,6 +190,11 @@ class Writer:
         if text:
             self._emit("#" * max(1, min(6, level)) + " " + text.replace("#", "\\#"))
 
+    def last_heading(self) -> str:
+        """The text of the last block written when it is a heading, else "" (a paragraph's ``#`` is escaped)."""
+        last = self._parts[-1] if self._parts else ""
+        return last.lstrip("#").strip().replace("\\#", "#") if last.startswith("#") else ""
+
     def paragraph(self, text: str) -> None:
         """Prose; line breaks inside ``text`` are kept, blank lines collapse."""
         lines = [escape_line(clean(line)) for line in text.split("\n")]
