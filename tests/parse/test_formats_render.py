@@ -138,6 +138,25 @@ def test_html_table_caption_is_a_paragraph_above_the_table() -> None:
     assert html.render(page).text == "Loader flags\n\n| Flag |\n|---|\n| -q |\n\n"
 
 
+def test_html_images_in_table_cells_are_read_as_their_text_alternative() -> None:
+    pytest.importorskip("bs4", reason="needs the html extra")
+    from contextpull.parse import html
+
+    # HAProxy's keyword matrix marks each section a keyword may be used in with a check-mark image
+    page = (
+        "<main><table><tr><th>keyword</th><th>frontend</th><th>backend</th></tr><tr><td>balance</td>"
+        '<td>&nbsp;</td><td><img src="css/check.png" alt="X" title="yes" /></td></tr>'
+        '<tr><td>bind</td><td><img alt="../_images/mark.png" src="../_images/mark.png" /></td><td></td></tr>'
+        '<tr><td>mode</td><td>yes<br/><img src="css/check.png" alt="yes" /></td><td>no</td></tr></table>'
+        '<p>A list <img src="../_images/cons.svg" alt="An infinite Cons list"> as a figure.</p></main>'
+    )
+    # in the text an image illustrates what the words say; a file name, or what the cell says, is no text
+    assert html.render(page).text == (
+        "| keyword | frontend | backend |\n|---|---|---|\n| balance |  | X |\n| bind |  |  |\n| mode | yes | no |\n\n"
+        "A list as a figure.\n\n"
+    )
+
+
 def test_html_superscripts_and_subscripts_keep_their_place_in_the_text() -> None:
     pytest.importorskip("bs4", reason="needs the html extra")
     from contextpull.parse import html

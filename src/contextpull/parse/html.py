@@ -15,7 +15,9 @@ class), tables keep their first row (or ``thead``) as the header and their
 their nesting, admonitions (``.admonition``, ``.note``, ``.warning``, ...)
 are quoted with their title, a reference entry (a definition term that is a
 link target, as Sphinx writes every function and setting) is headed by its
-name, and everything else is read as paragraphs.
+name, an image in a table cell is read as its ``alt`` text (a support matrix
+of check-mark images keeps its marks), and everything else is read as
+paragraphs.
 The page ``<title>`` is the document title when the page has no ``h1``.
 """
 
@@ -102,12 +104,28 @@ def render(text: str) -> Rendering:
             element.decompose()
     for br in root.find_all("br"):
         br.replace_with("\n")
+    for image in root.find_all("img"):
+        cell = image.find_parent(("td", "th"))
+        image.replace_with(_alt(image, cell) if cell is not None else "")
     for script in root.find_all(("sup", "sub")):
         script.replace_with(_script(script))
     writer = Writer()
     _Walker(writer).block(root)
     has_h1 = root.find("h1") is not None
     return writer.rendering(title=page_title if page_title and not has_h1 else None)
+
+
+def _alt(image: Any, cell: Any) -> str:
+    """A table cell's image as its text alternative: there it stands for a value (HAProxy's check marks for
+    "yes"), where in the text it illustrates what the words say. None when the alternative only repeats the
+    file name (Sphinx writes ``alt="../_images/postmortem.png"`` for an image given none) or what the cell
+    already says in words ("yes" above a check mark whose alternative is "yes")."""
+    alt = " ".join(str(image.get("alt") or "").split())
+    name = str(image.get("src") or "").rsplit("/", 1)[-1]
+    if not alt or (name and alt.rsplit("/", 1)[-1] == name):
+        return ""
+    said = " ".join(cell.get_text().split())
+    return "" if re.search(rf"(?<!\w){re.escape(alt)}(?!\w)", said, re.IGNORECASE) else alt
 
 
 def _main(soup: Any) -> Any:
