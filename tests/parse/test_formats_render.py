@@ -70,15 +70,19 @@ def test_html_reference_entries_are_headed_by_their_names() -> None:
     assert "## Helpers\n\n###### zap.dump\n\n**zap.dump(obj)**\n\nWrites the object." in text
     assert "###### ZAP_HOME\n\n**ZAP_HOME**\n\nWhere zap keeps its files." in text
     assert "**strict**\n\nRefuse unknown keys." in text and "# strict" not in text  # a plain term
-    # HAProxy's manual: each keyword a line of its own, its description in a text block below
+    # HAProxy's manual: each keyword a line of its own, its description in a text block below; a second
+    # line right after the first is another signature of the same keyword
     keyword = (
         '<main><h3>3.1. Process management</h3><a class="anchor" name="nbthread"></a><div class="keyword">'
         '<b><a class="anchor" name="nbthread"></a><a href="#3.1-nbthread">nbthread</a></b> <span>&lt;number&gt;'
-        '</span></div><pre class="text">Makes HAProxy run on &lt;number&gt; threads.</pre></main>'
+        '</span></div><pre class="text">Makes HAProxy run on &lt;number&gt; threads.</pre>'
+        '<div class="keyword"><b>balance</b> &lt;algorithm&gt;</div><div class="keyword"><b>balance url_param</b>'
+        " &lt;param&gt;</div><pre>Define the load balancing algorithm.</pre></main>"
     )
     assert html.render(keyword).text == (
         "### 3.1. Process management\n\n###### nbthread\n\n**nbthread <number>**\n\n"
-        "```\nMakes HAProxy run on <number> threads.\n```\n\n"
+        "```\nMakes HAProxy run on <number> threads.\n```\n\n###### balance\n\n**balance <algorithm>**\n\n"
+        "**balance url_param <param>**\n\n```\nDefine the load balancing algorithm.\n```\n\n"
     )
 
 

@@ -191,6 +191,7 @@ def _dropped(element: Any) -> bool:
 class _Walker:
     def __init__(self, writer: Writer) -> None:
         self.writer = writer
+        self._term_end = -1  # blocks written when the last term line was
 
     def block(self, element: Any) -> None:
         """Write ``element``'s children: block elements by kind, runs of inline content as paragraphs."""
@@ -215,10 +216,14 @@ class _Walker:
 
     def _term(self, element: Any, entry: str) -> None:
         """A term line in bold, under a heading naming its ``entry`` (when it is one) unless the heading
-        just above names it (Django's ``#### filter()`` over the entry ``filter(*args, **kwargs)``)."""
-        if entry and not _names(self.writer.last_heading(), entry):
+        just above names it (Django's ``#### filter()`` over the entry ``filter(*args, **kwargs)``) or the
+        block just above is a term line too (a further signature of the same entry: ``balance
+        <algorithm>`` then ``balance url_param <param>``)."""
+        after_term = self._term_end == self.writer.blocks()
+        if entry and not after_term and not _names(self.writer.last_heading(), entry):
             self.writer.heading(ENTRY_LEVEL, entry[:_ENTRY_NAME])
         self.writer.paragraph("**" + " ".join(_inline(element).split()) + "**")
+        self._term_end = self.writer.blocks()
 
     def element(self, element: Any) -> None:
         name = element.name

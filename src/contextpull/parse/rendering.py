@@ -190,6 +190,10 @@ class Writer:
         if text:
             self._emit("#" * max(1, min(6, level)) + " " + text.replace("#", "\\#"))
 
+    def blocks(self) -> int:
+        """How many blocks have been written."""
+        return len(self._parts)
+
     def last_heading(self) -> str:
         """The text of the last block written when it is a heading, else "" (a paragraph's ``#`` is escaped)."""
         last = self._parts[-1] if self._parts else ""
