@@ -2,6 +2,7 @@
 
     python benchmarks/fetch_corpus.py rust-book          # → .cache/corpora/rust-book
     python benchmarks/fetch_corpus.py django-docs        # → .cache/corpora/django-docs
+    python benchmarks/fetch_corpus.py haproxy-docs       # → .cache/corpora/haproxy-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -12,7 +13,12 @@ their redirect stubs, as a user pointing ContextPull at that folder has
 them. ``django-docs``: Django 3.2's documentation as Sphinx builds it in
 Django's own theme, the ``html`` folder of Debian's ``python-django-doc``
 3.2.25 (BSD-3-Clause): every page, the source-code pages under
-``_modules/``, the general index and search pages. ``search_quality.py``
+``_modules/``, the general index and search pages. ``haproxy-docs``:
+HAProxy 2.6's configuration manual, management guide and starter guide as
+the HTML that Debian's ``haproxy-doc`` 2.6.12 ships (GPL-2.0-or-later;
+its stylesheets and scripts come along, its fonts are links and are left
+out): a server's configuration reference, one long page of 1,191
+keywords. ``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
 before anything is written, and symbolic links (to fonts and scripts
@@ -55,6 +61,11 @@ PACKAGES = {
         "pool/main/p/python-django/python-django-doc_3.2.25-0+deb12u3_all.deb",
         "33319c8e45b95693603213442ccf9bcee933ef338488115203ad25a0e01c696f",
         "usr/share/doc/python-django-doc/html/",
+    ),
+    "haproxy-docs": Package(
+        "pool/main/h/haproxy/haproxy-doc_2.6.12-1+deb12u3_all.deb",
+        "a4f8add91de39c2b14e58fca303b61cf7cc6497ea1153ae7b2271206bc86af28",
+        "usr/share/doc/haproxy/html/",
     ),
 }
 
