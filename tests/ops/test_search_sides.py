@@ -137,8 +137,8 @@ def test_a_side_whose_page_shows_but_not_its_best_section_takes_the_third_place(
     # the page shows (its beta section), its alpha section does not: before, that left the alpha side alone
     assert "ref/modes.md#2" in first and "ref/modes.md#1" not in first
     shown = [hit.id for hit in result.hits[:5]]
-    # the alpha section takes the third place; the beta section it pushed out of the five comes back above it
-    assert shown[2:4] == ["ref/modes.md#2", "ref/modes.md#1"] and shown[:2] == first[:2]
+    # the alpha section takes the third place; the first two stay where the words put them
+    assert shown[2] == "ref/modes.md#1" and shown[:2] == first[:2] and "ref/modes.md#2" in shown
 
 
 def test_a_side_whose_best_section_already_shows_is_not_moved(crowded: Ops) -> None:
