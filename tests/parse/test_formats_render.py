@@ -56,7 +56,8 @@ class="sig-name">load</code>(<em>path</em>)<a class="headerlink" href="#zap.load
 <dl class="py function"><dt id="zap.dump"><code class="sig-prename">zap.</code><code class="sig-name">dump</code>(<em>obj</em>)</dt>
 <dd><p>Writes the object.</p></dd></dl>
 <dl class="std envvar"><dt id="envvar-ZAP_HOME">ZAP_HOME</dt><dd><p>Where zap keeps its files.</p></dd></dl>
-<dl><dt>strict</dt><dd><p>Refuse unknown keys.</p></dd></dl></main>"""
+<dl><dt>strict</dt><dd><p>Refuse unknown keys.</p></dd></dl>
+<dl class="footnote brackets"><dt class="label" id="id3">1</dt><dd><p>Since version 2.</p></dd></dl></main>"""
 
 
 def test_html_reference_entries_are_headed_by_their_names() -> None:
@@ -70,6 +71,7 @@ def test_html_reference_entries_are_headed_by_their_names() -> None:
     assert "## Helpers\n\n###### zap.dump\n\n**zap.dump(obj)**\n\nWrites the object." in text
     assert "###### ZAP_HOME\n\n**ZAP_HOME**\n\nWhere zap keeps its files." in text
     assert "**strict**\n\nRefuse unknown keys." in text and "# strict" not in text  # a plain term
+    assert "**1**\n\nSince version 2." in text and "# 1" not in text  # a footnote's label names nothing
     # HAProxy's manual: each keyword a line of its own, its description in a text block below; a second
     # line right after the first is another signature of the same keyword
     keyword = (

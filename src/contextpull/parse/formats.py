@@ -77,8 +77,9 @@ _BY_SUFFIX = {suffix: f.name for f in FORMATS for suffix in f.suffixes}
 #: HTML page with no main-content container is read around its title; 5: what an HTML page hides is left out;
 #: 6: PowerPoint superscripts as 2^31 too; 7: an HTML reference entry (a definition term that is a link
 #: target, a keyword line) is headed by its name; 8: an image in an HTML table cell is read as its alt text;
-#: 9: a term line right after another is a further signature of its entry, not an entry of its own
-PARSE_VERSION = 9
+#: 9: a term line right after another is a further signature of its entry, not an entry of its own;
+#: 10: a footnote's label is no entry
+PARSE_VERSION = 10
 #: slides and sheets are cited one by one, so a short one is never merged into its neighbour
 _ONE_SECTION_PER_PART = frozenset({"pptx", "xlsx"})
 

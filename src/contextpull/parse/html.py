@@ -61,6 +61,8 @@ _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 #: starts, as ``rst.ENTRY_LEVEL`` does for a reStructuredText directive (ADR 022, 2026-12-07 follow-up)
 ENTRY_LEVEL = 6
 _ENTRY_CLASSES = frozenset({"keyword"})
+#: docutils' footnote and citation lists: their terms are link targets, but labels ("1", "[Ref]"), not names
+_NOTE_CLASSES = frozenset({"footnote", "citation"})
 #: the longest entry name kept in a heading path
 _ENTRY_NAME = 80
 _TEXT_BLOCKS = ["p", "li", "pre", "dd", "dt"]
@@ -249,9 +251,11 @@ class _Walker:
         elif name == "blockquote":
             self.writer.quote(_plain(element))
         elif name == "dl":
+            # a footnote's label is a link target too, but names nothing ("1", "2")
+            notes = _NOTE_CLASSES.intersection(element.get("class") or ())
             for item in element.find_all(["dt", "dd"], recursive=False):
                 if item.name == "dt":
-                    self._term(item, _entry_name(item) if item.get("id") else "")
+                    self._term(item, _entry_name(item) if item.get("id") and not notes else "")
                 else:
                     self.block(item)
         elif name == "div" and _ENTRY_CLASSES.intersection(element.get("class") or ()):
