@@ -9,6 +9,7 @@ from contextpull.errors import UnreadableCorpus
 from contextpull.ingestion.discover import (
     OUTSIDE_ROOT,
     SEEN_FOLDER,
+    SOURCE_COPY,
     UNSUPPORTED,
     discover,
 )
@@ -165,3 +166,30 @@ def test_unlistable_folders(make_corpus):
     finally:
         root.chmod(0o755)
         (root / "locked").chmod(0o755)
+
+
+def test_the_source_copy_of_a_page_built_beside_it_is_left_out(make_corpus):
+    # a Sphinx build: every page's source copied under _sources/, one source whose page is missing
+    root = make_corpus(
+        {
+            "index.html": "<h1>Policy</h1>",
+            "ch/files.html": "<h1>Files</h1>",
+            "_sources/index.rst.txt": "Policy\n======\n",
+            "_sources/ch/files.rst.txt": "Files\n=====\n",
+            "_sources/ch/notes.md.txt": "# Notes",
+            "guide/_sources/intro.txt": "Intro",
+            "guide/intro.html": "<h1>Intro</h1>",
+        }
+    )
+    found = discover(root)
+    assert [f.path for f in found.files] == [
+        "_sources/ch/notes.md.txt",
+        "ch/files.html",
+        "guide/intro.html",
+        "index.html",
+    ]
+    assert found.skipped == [
+        ("_sources/ch/files.rst.txt", SOURCE_COPY),
+        ("_sources/index.rst.txt", SOURCE_COPY),
+        ("guide/_sources/intro.txt", SOURCE_COPY),
+    ]

@@ -2,7 +2,8 @@
 
 Guarantees: the walk is recursive and deterministic (results sorted by
 POSIX relative path); hidden files and folders (names starting with ``.``)
-are left out; ``.contextpullignore`` files apply gitignore semantics to
+are left out, and so is the source copy Sphinx ships of each page it built
+(``_sources/``); ``.contextpullignore`` files apply gitignore semantics to
 their own folder and below (negation, directory patterns, deeper files
 overriding shallower ones; a file inside an ignored folder cannot be
 re-included, as in git); a symlink is followed only when its target lies
@@ -34,6 +35,7 @@ OUTSIDE_ROOT = "symlink points outside the corpus"
 BROKEN_LINK = "broken symlink"
 SEEN_FOLDER = "symlink to a folder already included (loop or duplicate)"
 UNREADABLE_FOLDER = "folder cannot be listed"
+SOURCE_COPY = "the source of a page built beside it (Sphinx's _sources)"
 _NOT_REGULAR = {
     stat_kinds.S_IFIFO: "FIFO",
     stat_kinds.S_IFSOCK: "socket",
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 _Spec = tuple[str, "GitIgnoreSpec"]  # (folder prefix "a/b/", spec)
+#: the suffixes of the sources Sphinx copies into ``_sources`` (``.rst.txt``, MyST's ``.md.txt``, ``.ipynb.txt``)
+_SOURCE_SUFFIXES = frozenset({"rst", "md", "ipynb", "txt"})
 
 
 def discover(root: Path, *, exclude: Iterable[Path] = ()) -> Discovery:
@@ -84,9 +88,41 @@ def discover(root: Path, *, exclude: Iterable[Path] = ()) -> Discovery:
     except OSError as err:
         raise _unreadable(root, err.strerror or str(err)) from None
     walk.folder(real_root, "", entries, [])
+    walk.result.files, copies = _without_source_copies(walk.result.files)
+    walk.result.skipped.extend((f.path, SOURCE_COPY) for f in copies)
     walk.result.files.sort(key=lambda f: f.path)
     walk.result.skipped.sort()
     return walk.result
+
+
+def _without_source_copies(files: list[FoundFile]) -> tuple[list[FoundFile], list[FoundFile]]:
+    """``files`` without the source copies of pages built beside them, and those copies.
+
+    Sphinx ships each page's source next to the HTML it builds from it
+    (``_sources/ch-files.rst.txt`` for ``ch-files.html``): the same text
+    twice, once as markup, so every hit would come with its twin. A copy
+    whose page is not in the folder is kept: it is the only text there is.
+    """
+    built = {f.path for f in files if f.format == "html"}
+    kept: list[FoundFile] = []
+    copies: list[FoundFile] = []
+    for found in files:
+        page = _built_page(found.path)
+        (copies if page is not None and page in built else kept).append(found)
+    return kept, copies
+
+
+def _built_page(path: str) -> str | None:
+    """The HTML page Sphinx builds from the source copy at ``path`` (``_sources/a/b.rst.txt`` → ``a/b.html``)."""
+    parts = path.split("/")
+    if "_sources" not in parts[:-1] or not parts[-1].endswith(".txt"):
+        return None
+    at = parts.index("_sources")
+    stem = parts[-1].removesuffix(".txt")
+    base, dot, suffix = stem.rpartition(".")
+    if dot and suffix in _SOURCE_SUFFIXES:
+        stem = base
+    return "/".join([*parts[:at], *parts[at + 1 : -1], stem + ".html"])
 
 
 def _unreadable(root: Path, why: str) -> UnreadableCorpus:
