@@ -3,6 +3,7 @@
     python benchmarks/fetch_corpus.py rust-book          # → .cache/corpora/rust-book
     python benchmarks/fetch_corpus.py django-docs        # → .cache/corpora/django-docs
     python benchmarks/fetch_corpus.py haproxy-docs       # → .cache/corpora/haproxy-docs
+    python benchmarks/fetch_corpus.py debian-policy      # → .cache/corpora/debian-policy
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -18,7 +19,11 @@ HAProxy 2.6's configuration manual, management guide and starter guide as
 the HTML that Debian's ``haproxy-doc`` 2.6.12 ships (GPL-2.0-or-later;
 its stylesheets and scripts come along, its fonts are links and are left
 out): a server's configuration reference, one long page of 1,191
-keywords. ``search_quality.py``
+keywords. ``debian-policy``: the Debian Policy Manual 4.6.2.0 as Sphinx
+builds it, the ``policy.html`` folder of Debian's ``debian-policy``
+(GPL-2.0-or-later): normative rules in numbered clauses, and beside each
+page its reStructuredText source under ``_sources/`` as Sphinx ships it.
+``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
 before anything is written, and symbolic links (to fonts and scripts
@@ -66,6 +71,11 @@ PACKAGES = {
         "pool/main/h/haproxy/haproxy-doc_2.6.12-1+deb12u3_all.deb",
         "a4f8add91de39c2b14e58fca303b61cf7cc6497ea1153ae7b2271206bc86af28",
         "usr/share/doc/haproxy/html/",
+    ),
+    "debian-policy": Package(
+        "pool/main/d/debian-policy/debian-policy_4.6.2.0_all.deb",
+        "ef9d01b625c3b87c3a845c2cd1b66f1a16e9240b2b9e5bee53472a00e8457a39",
+        "usr/share/doc/debian-policy/policy.html/",
     ),
 }
 

@@ -38,7 +38,9 @@ sets, all committed under ``benchmarks/evalsets/<corpus>/``:
   (copies on a gathering page, ADR 029) was designed on that book; Django's
   set was held out until its first sight and has since informed one rule
   (ADR 026); HAProxy's (a server's configuration reference, HTML) was
-  written on 2026-12-07 after every rule of that day and is held out.
+  written on 2026-12-07 after every rule of that day and is held out, as is
+  the Debian Policy Manual's (normative clauses, HTML with its
+  reStructuredText sources beside it; no tables, so four shapes).
 
 Rows: the floor (``bm25``: bare terms), ``bm25s`` with the Snowball English
 stemmer and stopwords, ``tantivy`` (a real engine: English analyzer, title
@@ -142,6 +144,7 @@ CORPORA = (
     Corpus("rust-book", FETCHED / "rust-book", fetch="python benchmarks/fetch_corpus.py rust-book"),
     Corpus("django-docs", FETCHED / "django-docs", fetch="python benchmarks/fetch_corpus.py django-docs"),
     Corpus("haproxy-docs", FETCHED / "haproxy-docs", fetch="python benchmarks/fetch_corpus.py haproxy-docs"),
+    Corpus("debian-policy", FETCHED / "debian-policy", fetch="python benchmarks/fetch_corpus.py debian-policy"),
 )
 
 
