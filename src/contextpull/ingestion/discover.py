@@ -35,7 +35,7 @@ OUTSIDE_ROOT = "symlink points outside the corpus"
 BROKEN_LINK = "broken symlink"
 SEEN_FOLDER = "symlink to a folder already included (loop or duplicate)"
 UNREADABLE_FOLDER = "folder cannot be listed"
-SOURCE_COPY = "the source of a page built beside it (Sphinx's _sources)"
+SOURCE_COPY = "Sphinx's copy of the source of a page built beside it"
 _NOT_REGULAR = {
     stat_kinds.S_IFIFO: "FIFO",
     stat_kinds.S_IFSOCK: "socket",
