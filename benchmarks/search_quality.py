@@ -87,6 +87,7 @@ from contextpull import ingest
 from contextpull.eval.bench import export_chunks
 from contextpull.eval.search_adapter import ContextPullSearch
 from pushpull.chunks import Chunk
+from pushpull.errors import FingerprintMismatch
 from pushpull.evalset import EvalSet, build_evalset, load_evalset, save_evalset
 from pushpull.evalset.build import fingerprint
 from pushpull.pipeline import push_rows
@@ -536,7 +537,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown row(s) {', '.join(unknown)}; choose from {', '.join(ROW_KEYS)}")
     chosen = [c for c in CORPORA if not args.corpus or c.name in args.corpus]
-    scored = run(chosen, rows, rebuild=args.rebuild_evalsets, cache=args.cache)
+    try:
+        scored = run(chosen, rows, rebuild=args.rebuild_evalsets, cache=args.cache)
+    except FingerprintMismatch as err:
+        # A parser change re-cut the corpus: the committed computed set names sections that moved.
+        print(f"search_quality: {err.message} (rebuild it with --rebuild-evalsets)", file=sys.stderr)
+        return 1
     text = render(scored)
     print(json.dumps(figures(scored), indent=2) if args.json else text, end="" if not args.json else "\n")
     if args.misses:
