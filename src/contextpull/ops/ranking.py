@@ -34,7 +34,14 @@
    section holding only part of the question word for word, joined by
    function words ("the username for the index"), earns that part's share
    of :data:`PHRASE_BONUS` (:mod:`.phrases`).
-4. **Ties** go to document order (path, then ordinal), so the order is total.
+4. **A family first.** For a query naming an identifier family by prefix
+   (``PIP_*``), the pooled sections holding a member of the family come
+   before those holding none, each group in score order: the members are
+   named in the text, so a section naming none matched only the query's
+   other words ("which variables …") and cannot list the family, however
+   well those words score (as hybrid search keeps such a query's word hits
+   above the sections only vectors found, ``ops/hybrid.py``).
+5. **Ties** go to document order (path, then ordinal), so the order is total.
 
 The pool never depends on how many hits the caller wants, so the top k is
 the same for every ``limit >= k``. Cost is bounded: a term held by more than
@@ -81,6 +88,8 @@ HEADED_BONUS = 0.25
 _COMPARES = re.compile(r"\bvs\b|(?i:\b(?:versus|compared|comparison|comparing|differ(?:s|ences?)?)\b)")
 #: the words naming each of two things a query compares (``sides.named_things``)
 Things = tuple[tuple[QueryPart, ...], tuple[QueryPart, ...]]
+#: query parts whose holding a section's relevance records (``queries.Relevance.held_parts``, a 64-bit integer)
+_PART_BITS = 62
 #: FTS5's own IDF floor: its ``bm25`` scores a term held by half the sections or more with this IDF
 _FTS5_MIN_IDF = 1e-6
 
@@ -190,8 +199,23 @@ def rank(
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
-    ranked.sort(key=lambda hit: (-hit.score, hit.section.path, hit.section.ordinal))
+    members = _holding_a_member(query, found)
+    ranked.sort(key=lambda hit: (hit.section.rowid not in members, -hit.score, hit.section.path, hit.section.ordinal))
     return Ranking(ranked, frozenset(terms), capped)
+
+
+def _holding_a_member(query: Query, found: list[queries.Relevance]) -> set[int]:
+    """The row ids of ``found`` holding a member of a family the query names by prefix (``PIP_*``).
+
+    Empty when the query names no family, or no pooled section holds a
+    member: the order is then the scores' alone. A prefix part's terms are
+    its expansions only (``terms.QueryPart``), so holding the part is
+    holding a member.
+    """
+    family = sum(1 << index for index, part in enumerate(query.content) if part.prefix and index < _PART_BITS)
+    if not family:
+        return set()
+    return {hit.rowid for hit in found if hit.held_parts & family}
 
 
 def _headed_by(heading_path: Sequence[str], identifiers: list[frozenset[str]]) -> int:

@@ -195,12 +195,14 @@ class WeightedTerm:
 
 @dataclass(frozen=True, slots=True)
 class Relevance:
-    """A section's relevance to a query, how many query parts it holds, and how many named identifiers."""
+    """A section's relevance to a query, how many query parts it holds, how many named identifiers,
+    and which parts it holds (bit ``i`` for part ``i``)."""
 
     rowid: int
     score: float
     parts: int
     named: int
+    held_parts: int = 0
 
 
 #: an FTS5 look-up of one row id costs about as much as scanning this many matches of a term
@@ -256,7 +258,7 @@ def relevance(
                    max(sum(CASE WHEN grp < 2 THEN score ELSE 0 END), sum(CASE WHEN grp = 2 THEN score ELSE 0 END)) AS score
             FROM hits GROUP BY rowid, part
         )
-        SELECT rowid, sum(score) AS relevance, count(*), sum(named) FROM by_part
+        SELECT rowid, sum(score) AS relevance, count(*), sum(named), sum(1 << part) FROM by_part
         GROUP BY rowid ORDER BY relevance DESC, rowid LIMIT ?
     """
     return [Relevance(*row) for row in conn.execute(sql, [*params, *gated_params, limit])]
