@@ -258,6 +258,28 @@ def test_plain_text_headings() -> None:
     assert doc.format == "text"
 
 
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [
+        # a licence's centred title over its version: the title, not the first ALL CAPS line further down
+        (
+            "        GNU GENERAL PUBLIC LICENSE\n           Version 2, June 1991\n",
+            "GNU GENERAL PUBLIC LICENSE Version 2, June 1991",
+        ),
+        ("Mozilla Public License\nVersion 1.1\n", "Mozilla Public License Version 1.1"),
+        # prose, a long line or four lines is no title block
+        ("Thanks for the report.\nWe will look at it.\n", "NO WARRANTY"),
+        ("Apache License\n" + "Version 2.0 of the licence, as published by the foundation in 2004\n", "NO WARRANTY"),
+        ("Apache License\nVersion 2.0\nJanuary 2004\nhttp://www.apache.org/licenses/\n", "NO WARRANTY"),
+    ],
+)
+def test_a_plain_text_title_block_names_the_document(opening: str, title: str) -> None:
+    text = f"{opening}\nEveryone may copy this text.\n\nNO WARRANTY\n\nThere is no warranty for the program.\n"
+    doc = parse(text, path="LICENSE.txt", fmt="text")
+    assert doc.title == title
+    assert "".join(s.text for s in doc.sections) == text
+
+
 def test_the_parts_of_a_divided_section_are_named_by_the_deeper_heading_they_start_or_continue() -> None:
     """A chapter used to list "Memory and Allocation" for every part although each began at its own ####."""
     body = "".join(f"#### {name}\n\n{(sentence + ' ') * 40}\n\n" for name, sentence in _SUBSECTIONS)

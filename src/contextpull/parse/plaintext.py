@@ -9,7 +9,12 @@ recognising them gives sections a meaningful heading path. A paragraph
 * a single short line (at most 60 characters, no sentence punctuation at the
   end) that is numbered like ``1.2 Scope`` (level = number of components,
   at most 6), or ALL CAPS (level 1), or Title Case (level 2: every word longer
-  than three letters capitalised, and the first word too).
+  than three letters capitalised, and the first word too);
+* the document's first paragraph, when it is a title block: two or three
+  such short lines, the first of them a capitalised name ("GNU GENERAL
+  PUBLIC LICENSE" over "Version 2, June 1991", as licences, RFCs and
+  manuals open), level 1. Without it the first ALL CAPS line anywhere
+  ("NO WARRANTY") became the document's title.
 
 Everything else is a paragraph. Paragraphs may be divided only by the
 sectioner's sentence and word rules.
@@ -37,6 +42,9 @@ def outline(text: str) -> Outline:
     for first, stop in _paragraphs(lines):
         head = lines[first].strip()
         underline = _UNDERLINE.fullmatch(lines[first + 1]) if stop - first > 1 else None
+        if not blocks and (title := _title_block(lines[first:stop])):
+            blocks.append(Block(offsets[first], offsets[stop], "heading", 1, title))
+            continue
         if underline and len(head) <= 80:
             level = 1 if underline.group(1)[0] == "=" else 2
             blocks.append(Block(offsets[first], offsets[first + 2], "heading", level, head))
@@ -64,6 +72,22 @@ def _paragraphs(lines: list[str]):
             first = None
     if first is not None:
         yield first, len(lines)
+
+
+def _title_block(lines: list[str]) -> str | None:
+    """The title a document's first paragraph of ``lines`` spells, when it is a title block; else None.
+
+    Two or three lines, each short and ending without sentence punctuation,
+    the first one reading as a heading (capitalised): a title over its
+    version or date. One line is a heading already; an underlined line is
+    handled by its underline.
+    """
+    stripped = [line.strip() for line in lines]
+    if not 2 <= len(stripped) <= 3 or _UNDERLINE.fullmatch(lines[1]):
+        return None
+    if any(len(line) > _MAX_HEADING or line.endswith(_SENTENCE_END) for line in stripped):
+        return None
+    return " ".join(stripped) if heading_level(stripped[0]) else None
 
 
 def heading_level(line: str) -> int:
