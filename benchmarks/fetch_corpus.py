@@ -4,6 +4,7 @@
     python benchmarks/fetch_corpus.py django-docs        # → .cache/corpora/django-docs
     python benchmarks/fetch_corpus.py haproxy-docs       # → .cache/corpora/haproxy-docs
     python benchmarks/fetch_corpus.py debian-policy      # → .cache/corpora/debian-policy
+    python benchmarks/fetch_corpus.py common-licenses    # → .cache/corpora/common-licenses
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -23,6 +24,14 @@ keywords. ``debian-policy``: the Debian Policy Manual 4.6.2.0 as Sphinx
 builds it, the ``policy.html`` folder of Debian's ``debian-policy``
 (GPL-2.0-or-later): normative rules in numbered clauses, and beside each
 page its reStructuredText source under ``_sources/`` as Sphinx ships it.
+``common-licenses``: the licence texts Debian's ``base-files`` 12.4+deb12u15
+ships in ``/usr/share/common-licenses`` (GPL 1 to 3, LGPL 2 to 3, GFDL 1.2
+and 1.3, MPL 1.1 and 2.0, Apache 2.0, Artistic, BSD, CC0: each text under
+its own licence's terms of verbatim copying), plain text whose files have no
+suffix (``GPL-3``) or a version for one (``Apache-2.0``), so each is written
+with ``.txt`` appended: legal texts in sibling versions that share most of
+their clauses. A point release of ``base-files`` replaces the pinned one in
+the pool, so the pin moves with Debian's releases.
 ``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
@@ -54,6 +63,7 @@ class Package:
     pool_path: str
     sha256: str
     folder: str  # inside the package's data archive
+    suffix: str = ""  # appended to every file name (plain text shipped without one)
 
 
 PACKAGES = {
@@ -76,6 +86,12 @@ PACKAGES = {
         "pool/main/d/debian-policy/debian-policy_4.6.2.0_all.deb",
         "ef9d01b625c3b87c3a845c2cd1b66f1a16e9240b2b9e5bee53472a00e8457a39",
         "usr/share/doc/debian-policy/policy.html/",
+    ),
+    "common-licenses": Package(
+        "pool/main/b/base-files/base-files_12.4+deb12u15_amd64.deb",
+        "3eb1ea6d85488f488cc2a163b98ad640ef88cee4c79287cf14e361aaf6206f47",
+        "usr/share/common-licenses/",
+        suffix=".txt",
     ),
 }
 
@@ -103,10 +119,10 @@ def fetch(name: str, to: Path) -> int:
     digest = hashlib.sha256(data).hexdigest()
     if digest != package.sha256:
         raise ValueError(f"{package.pool_path}: SHA-256 {digest}, expected {package.sha256}")
-    return unpack(data, package.folder, to)
+    return unpack(data, package.folder, to, package.suffix)
 
 
-def unpack(deb: bytes, folder: str, to: Path) -> int:
+def unpack(deb: bytes, folder: str, to: Path, suffix: str = "") -> int:
     """The regular files under ``folder`` of the ``.deb`` ``deb``, written under ``to`` (replaced whole); how many.
 
     The files are written beside ``to`` first and moved into place at the
@@ -127,7 +143,7 @@ def unpack(deb: bytes, folder: str, to: Path) -> int:
             source = archive.extractfile(entry)
             if source is None:
                 continue
-            target = partial / name[len(folder) :]
+            target = partial / (name[len(folder) :] + suffix)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(source.read())
             written += 1

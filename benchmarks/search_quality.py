@@ -42,7 +42,11 @@ sets, all committed under ``benchmarks/evalsets/<corpus>/``:
   Debian Policy Manual's (normative clauses, HTML with its reStructuredText
   sources beside it; no tables, so four shapes) was written then too, and
   its first sight prompted one rule (Sphinx's source copies left out, ADR
-  029), so it is not.
+  029), so it is not. The licence texts' set (Debian's common licences,
+  plain text: sibling versions sharing most clauses; four shapes) was
+  written in session 6 of 2026-12-07 before any search over them; its
+  first sight prompted one rule (a plain-text title block, ADR 004), so it
+  is not held out either.
 
 Rows: the floor (``bm25``: bare terms), ``bm25s`` with the Snowball English
 stemmer and stopwords, ``tantivy`` (a real engine: English analyzer, title
@@ -148,6 +152,7 @@ CORPORA = (
     Corpus("django-docs", FETCHED / "django-docs", fetch="python benchmarks/fetch_corpus.py django-docs"),
     Corpus("haproxy-docs", FETCHED / "haproxy-docs", fetch="python benchmarks/fetch_corpus.py haproxy-docs"),
     Corpus("debian-policy", FETCHED / "debian-policy", fetch="python benchmarks/fetch_corpus.py debian-policy"),
+    Corpus("common-licenses", FETCHED / "common-licenses", fetch="python benchmarks/fetch_corpus.py common-licenses"),
 )
 
 

@@ -79,3 +79,18 @@ def test_a_package_without_a_data_archive_is_refused(tmp_path: Path) -> None:
         fetcher.unpack(ar({"debian-binary": b"2.0\n"}), "usr/", tmp_path / "out")
     with pytest.raises(ValueError, match="not an ar archive"):
         fetcher.unpack(b"PK\x03\x04", "usr/", tmp_path / "out")
+
+
+def test_a_suffix_is_appended_to_files_shipped_without_one(tmp_path: Path) -> None:
+    fetcher = load_fetcher()
+    folder = "./usr/share/common-licenses/"
+    deb = ar(
+        {
+            "data.tar.xz": data_tar(
+                {f"{folder}GPL-3": b"GNU GENERAL PUBLIC LICENSE\n", f"{folder}Apache-2.0": b"Apache License\n"},
+                {f"{folder}GPL": "GPL-3"},
+            )
+        }
+    )
+    assert fetcher.unpack(deb, folder.removeprefix("./"), tmp_path / "licenses", ".txt") == 2
+    assert sorted(path.name for path in (tmp_path / "licenses").iterdir()) == ["Apache-2.0.txt", "GPL-3.txt"]
