@@ -34,6 +34,9 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> Ops:
 def test_sections_naming_a_member_come_before_one_that_only_has_the_other_words(ops: Ops) -> None:
     result = ops.search("Which ZAP_* variables does the tool read?", mode="lexical")
     assert [hit.heading_path[-1] for hit in result.hits[:3]] == ["Index", "Cache", "Reading variables"]
+    # Scores never increase down the list: the section naming no member ties with the last that does.
+    scores = [hit.score for hit in result.hits]
+    assert scores == sorted(scores, reverse=True) and scores[1] == scores[2]
 
 
 def test_without_a_family_the_scores_alone_decide(ops: Ops) -> None:

@@ -40,7 +40,9 @@
    named in the text, so a section naming none matched only the query's
    other words ("which variables …") and cannot list the family, however
    well those words score (as hybrid search keeps such a query's word hits
-   above the sections only vectors found, ``ops/hybrid.py``).
+   above the sections only vectors found, ``ops/hybrid.py``). A section
+   naming none then ties with the last that names one, so scores never
+   increase down the list.
 5. **Ties** go to document order (path, then ordinal), so the order is total.
 
 The pool never depends on how many hits the caller wants, so the top k is
@@ -56,7 +58,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analysis.terms import Query, QueryPart, analyse_query, index_terms
 from ..records import HEADING_SEPARATOR
@@ -201,7 +203,22 @@ def rank(
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
     members = _holding_a_member(query, found)
     ranked.sort(key=lambda hit: (hit.section.rowid not in members, -hit.score, hit.section.path, hit.section.ordinal))
+    if members:
+        ranked = _never_rising(ranked)
     return Ranking(ranked, frozenset(terms), capped)
+
+
+def _never_rising(ranked: list[RankedSection]) -> list[RankedSection]:
+    """``ranked`` with each score capped at the one above it: scores never increase down a result.
+
+    Only the family rule puts a lower score above a higher one; a section
+    naming no member then ties with the last section that names one.
+    """
+    out, ceiling = [], math.inf
+    for hit in ranked:
+        ceiling = min(ceiling, hit.score)
+        out.append(hit if hit.score == ceiling else replace(hit, score=ceiling))
+    return out
 
 
 def _holding_a_member(query: Query, found: list[queries.Relevance]) -> set[int]:
