@@ -271,6 +271,7 @@ def test_plain_text_headings() -> None:
         ("Thanks for the report.\nWe will look at it.\n", "NO WARRANTY"),
         ("Apache License\n" + "Version 2.0 of the licence, as published by the foundation in 2004\n", "NO WARRANTY"),
         ("Apache License\nVersion 2.0\nJanuary 2004\nhttp://www.apache.org/licenses/\n", "NO WARRANTY"),
+        ("TODO\n- renew the lease\n- call the bank\n", "NO WARRANTY"),  # a heading over list items
     ],
 )
 def test_a_plain_text_title_block_names_the_document(opening: str, title: str) -> None:

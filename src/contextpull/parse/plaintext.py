@@ -11,9 +11,9 @@ recognising them gives sections a meaningful heading path. A paragraph
   at most 6), or ALL CAPS (level 1), or Title Case (level 2: every word longer
   than three letters capitalised, and the first word too);
 * the document's first paragraph, when it is a title block: two or three
-  such short lines, the first of them a capitalised name ("GNU GENERAL
-  PUBLIC LICENSE" over "Version 2, June 1991", as licences, RFCs and
-  manuals open), level 1. Without it the first ALL CAPS line anywhere
+  such short lines, the first of them a capitalised name and none of the
+  others a list item ("GNU GENERAL PUBLIC LICENSE" over "Version 2, June
+  1991", as licences, RFCs and manuals open), level 1. Without it the first ALL CAPS line anywhere
   ("NO WARRANTY") became the document's title.
 
 Everything else is a paragraph. Paragraphs may be divided only by the
@@ -32,6 +32,7 @@ _MAX_HEADING = 60
 _UNDERLINE = re.compile(r"(={3,}|-{3,})[ \t]*")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
 _SENTENCE_END = (".", ",", ";", ":", "!")
+_LIST_MARKS = ("- ", "* ", "+ ", "• ")
 
 
 def outline(text: str) -> Outline:
@@ -78,13 +79,15 @@ def _title_block(lines: list[str]) -> str | None:
     """The title a document's first paragraph of ``lines`` spells, when it is a title block; else None.
 
     Two or three lines, each short and ending without sentence punctuation,
-    the first one reading as a heading (capitalised): a title over its
-    version or date. One line is a heading already; an underlined line is
-    handled by its underline.
+    the first one reading as a heading (capitalised), the others no list
+    items: a title over its version or date. One line is a heading already;
+    an underlined line is handled by its underline.
     """
     stripped = [line.strip() for line in lines]
     if not 2 <= len(stripped) <= 3 or _UNDERLINE.fullmatch(lines[1]):
         return None
+    if any(line.startswith(_LIST_MARKS) for line in stripped[1:]):
+        return None  # a heading over the first items of a list ("TODO" over "- renew the lease")
     if any(len(line) > _MAX_HEADING or line.endswith(_SENTENCE_END) for line in stripped):
         return None
     return " ".join(stripped) if heading_level(stripped[0]) else None
