@@ -98,7 +98,7 @@ def render(text: str) -> Rendering:
     from bs4 import BeautifulSoup  # the `html` extra
 
     soup = BeautifulSoup(text, "html.parser")
-    page_title = " ".join(soup.title.get_text().split()) if soup.title else ""
+    page_title = _words(soup.title) if soup.title else ""
     body = soup.body or soup
     root = _main(soup) or _around_title(body) or body
     for element in [e for e in root.find_all(True) if _dropped(e)]:
@@ -126,7 +126,7 @@ def _alt(image: Any, cell: Any) -> str:
     name = str(image.get("src") or "").rsplit("/", 1)[-1]
     if not alt or (name and alt.rsplit("/", 1)[-1] == name):
         return ""
-    said = " ".join(cell.get_text().split())
+    said = _words(cell)
     return "" if re.search(rf"(?<!\w){re.escape(alt)}(?!\w)", said, re.IGNORECASE) else alt
 
 
@@ -224,7 +224,7 @@ class _Walker:
         after_term = self._term_end == self.writer.blocks()
         if entry and not after_term and not _names(self.writer.last_heading(), entry):
             self.writer.heading(ENTRY_LEVEL, entry[:_ENTRY_NAME])
-        self.writer.paragraph("**" + " ".join(_inline(element).split()) + "**")
+        self.writer.paragraph("**" + _words(element) + "**")
         self._term_end = self.writer.blocks()
 
     def element(self, element: Any) -> None:
@@ -235,7 +235,7 @@ class _Walker:
             self.writer.code(element.get_text(), _language(element))
         elif name == "table":
             caption = element.find("caption", recursive=False)
-            if caption is not None and (text := " ".join(caption.get_text().split())):
+            if caption is not None and (text := _words(caption)):
                 self.writer.paragraph(text)  # where a reader sees it: above the table it names
             self.writer.table(_table_rows(element))
         elif name in ("ul", "ol"):
@@ -260,7 +260,7 @@ class _Walker:
                     self.block(item)
         elif name == "div" and _ENTRY_CLASSES.intersection(element.get("class") or ()):
             bold = element.find(["b", "strong"])
-            self._term(element, " ".join(bold.get_text().split()) if bold is not None else "")
+            self._term(element, _words(bold) if bold is not None else "")
         elif name == "hr":
             return
         elif name == "p":
@@ -297,12 +297,17 @@ def _admonition_kind(element: Any) -> str:
 
 def _script(element: Any) -> str:
     """A ``sup`` or ``sub`` as text: a footnote mark (a link within the page) as ``[^1]``, else ``^31``, ``_i``."""
-    text = " ".join(element.get_text().split())
+    text = _words(element)
     link = element.find("a")
     internal = link is not None and str(link.get("href", "")).startswith("#")
-    if element.name == "sup" and internal and " ".join(link.get_text().split()) == text:
+    if element.name == "sup" and internal and _words(link) == text:
         return f"[^{text.strip('[]')}]"
     return raised(text, element.name == "sup")
+
+
+def _words(element: Any) -> str:
+    """Text of an element on one line: every run of whitespace, line breaks included, one space."""
+    return " ".join(element.get_text().split())
 
 
 def _inline(element: Any) -> str:
@@ -315,7 +320,7 @@ def _plain(element: Any) -> str:
     lines = []
     leaves = [e for e in element.find_all(_TEXT_BLOCKS) if e.find(_TEXT_BLOCKS) is None]
     for child in leaves or [element]:
-        text = " ".join(child.get_text().split())
+        text = _words(child)
         if text:
             lines.append(text)
     return "\n".join(lines)
@@ -340,7 +345,7 @@ def _table_rows(table: Any) -> list[list[str]]:
         cells = []
         for td in tr.find_all(["th", "td"], recursive=False):
             span = td.get("colspan", "1")
-            cells.extend([" ".join(td.get_text().split())] * (int(span) if str(span).isdigit() else 1))
+            cells.extend([_words(td)] * (int(span) if str(span).isdigit() else 1))
         rows.append(cells)
     return rows
 
@@ -350,6 +355,6 @@ def _list_items(element: Any, depth: int, entries: list[tuple[int, str]]) -> Non
         nested = item.find_all(["ul", "ol"], recursive=False)
         for sub in nested:
             sub.extract()
-        entries.append((depth, " ".join(item.get_text().split())))
+        entries.append((depth, _words(item)))
         for sub in nested:
             _list_items(sub, depth + 1, entries)
