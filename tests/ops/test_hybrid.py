@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -19,10 +20,21 @@ from hypothesis import strategies as st
 from contextpull.analysis.vectors import VectorIndex, to_blobs
 from contextpull.errors import BadArgument, EmbeddingFailed, MixedModels
 from contextpull.ingestion.run import ingest
-from contextpull.ops.hybrid import CONFIDENT_SHARE, DEPTH, VECTOR_SLOT, confident_count, fuse, vectors_can_change
+from contextpull.ops.hybrid import (
+    CONFIDENT_SHARE,
+    DEPTH,
+    TIE_SHARE,
+    VECTOR_SLOT,
+    confident_count,
+    fuse,
+    ties_by_vector,
+    vectors_can_change,
+)
 from contextpull.ops.operations import Ops
+from contextpull.ops.ranking import RankedSection
 from contextpull.settings import SectionSettings
 from contextpull.store.connection import Store
+from contextpull.store.queries import SectionRow
 from contextpull.tools.schemas import TOOLS, call_json
 from contextpull_vec.static import STATIC_NAME, StaticEmbedder
 from embeddings_endpoint import EmbeddingsHandler, serve_embeddings
@@ -322,6 +334,65 @@ def test_the_vector_slot_moves_a_side_of_a_comparison_down_never_out(tmp_path: P
     assert hits[0].startswith("aws.md#")
 
 
+def test_sections_tied_by_their_words_are_ordered_by_their_vectors(tmp_path: Path) -> None:
+    # Four sibling sections use the question's words alike; the one the question is about says so in words
+    # it does not use. By words the four tie and go in document order, so it came fourth (third, the vector
+    # slot, at best); a section the words clearly prefer keeps its place above them.
+    siblings = "".join(
+        f"## Step {n}\n\nThe cache directory can be moved with a setting; it {tail}.\n\n"
+        for n, tail in enumerate(("keeps red wheels", "keeps blue wheels", "keeps green wheels", Marker.MARK))
+    )
+    corpus = write_corpus(
+        tmp_path / "corpus",
+        {
+            "cache.md": f"# Cache\n\n{siblings}",
+            "guide.md": "# Moving the cache directory with a setting\n\nThe cache directory moves.\n",
+        },
+    )
+    store = tmp_path / "s.sqlite"
+    ingest(corpus, store, SETTINGS, embed=Marker())
+    query = "How can the cache directory be moved with a setting?"
+    with Ops.open(store, embedder=Marker()) as ops:
+        words = [(h.id, h.score) for h in ops.search(query, mode="lexical").hits]
+        hybrid = [h.id for h in ops.search(query, mode="hybrid").hits]
+    assert words[0][0] == "guide.md#0" and words[1][1] < words[0][1] * (1 - TIE_SHARE), words
+    assert [sid for sid, score in words if score >= words[1][1] * (1 - TIE_SHARE)][1:] == [
+        "cache.md#1",
+        "cache.md#2",
+        "cache.md#3",
+        "cache.md#4",
+    ], words
+    assert hybrid[:2] == ["guide.md#0", "cache.md#4"], hybrid
+
+
+def _hit(rowid: int, score: float) -> RankedSection:
+    return RankedSection(SectionRow(rowid, f"p.md#{rowid}", "p.md", rowid, ("P",), "prose"), "P", score, "all")
+
+
+@given(
+    st.lists(st.floats(min_value=0.01, max_value=100.0), max_size=30).map(lambda s: sorted(s, reverse=True)),
+    st.integers(0, 2**32 - 1),
+)
+def test_only_hits_tied_by_their_words_change_places_and_scores_still_fall(scores: list[float], seed: int) -> None:
+    ranked = [_hit(rowid, score) for rowid, score in enumerate(scores)]
+    rng = np.random.default_rng(seed)
+    nearness = {rowid: float(rng.integers(0, 3)) for rowid in range(len(scores)) if rng.random() < 0.8}
+    out = ties_by_vector(ranked, nearness)
+    assert [hit.score for hit in out] == scores  # each hit takes the score of its place
+    assert sorted(hit.section.rowid for hit in out) == list(range(len(scores)))
+    position = {hit.section.rowid: at for at, hit in enumerate(out)}
+    for a, b in itertools.pairwise(ranked):
+        if b.score < a.score * (1 - TIE_SHARE) or nearness.get(a.section.rowid, -1) == nearness.get(
+            b.section.rowid, -1
+        ):
+            # not tied by words (a run ends between them at the latest), or equally near: word order stands
+            assert position[a.section.rowid] < position[b.section.rowid]
+    for at in range(1, len(out)):
+        before, after = out[at - 1].section.rowid, out[at].section.rowid
+        if scores[after] < scores[before] * (1 - TIE_SHARE) ** 2:
+            assert before < after  # never passed a hit it does not tie with
+
+
 def test_the_path_filter_applies_to_vectors(corpus: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     ingest(corpus, store, SETTINGS, embed="static")
@@ -592,3 +663,5 @@ def test_vector_top_is_the_exact_ranking_under_the_filter(seed: int, depth: int,
     assert set(got) <= {100 + i for i in allowed}
     if len(allowed) <= depth:
         assert got == [100 + i for i in expected]  # nothing cut: ties in store order
+    asked = [100 + i for i in allowed] + [99, 100 + count]  # and two row ids without a vector
+    assert index.similarities(query, asked) == {100 + i: float(scores[i]) for i in allowed}

@@ -87,8 +87,8 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> np.ndarray:
 class VectorIndex:
     """Every stored vector of one store, in memory, for brute-force cosine ranking.
 
-    ``rowids`` are section row ids, ``doc_ids`` their documents (for the path
-    filter). Vectors are unit length, so a dot product is the cosine. They are
+    ``rowids`` are section row ids in ascending order (as the store reads
+    them), ``doc_ids`` their documents (for the path filter). Vectors are unit length, so a dot product is the cosine. They are
     kept transposed (one row per dimension): the product with a query then
     streams memory in order, measured at about twice the speed of the
     row-per-section layout at 10^5 sections.
@@ -117,6 +117,22 @@ class VectorIndex:
                 self._columns.pop(next(iter(self._columns)))
             self._columns[key] = found
         return found
+
+    def similarities(self, query: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
+        """The cosine of ``query`` with each of ``rowids`` that has a vector (row ids are kept sorted).
+
+        Only those sections' columns are read, so the cost is the few asked
+        for, not the store's size.
+        """
+        np = self._np
+        wanted = np.asarray(rowids, dtype=np.int64)
+        at = np.searchsorted(self.rowids, wanted)
+        inside = at < len(self.rowids)
+        found = np.zeros(len(wanted), dtype=bool)
+        found[inside] = self.rowids[at[inside]] == wanted[inside]
+        positions = at[found]
+        scores = query.astype(np.float32, copy=False) @ self.by_dimension[:, positions]
+        return dict(zip(wanted[found].tolist(), scores.tolist(), strict=True))
 
     def top(self, query: np.ndarray, depth: int, doc_ids: Sequence[int] | None = None) -> list[int]:
         """Row ids of the ``depth`` most similar sections (within ``doc_ids``), best first.

@@ -45,7 +45,17 @@ from ..store.reader import StoreReader
 from ..syntax import TOOL, Syntax
 from .copies import copies_last
 from .grep import compile_pattern, scan, trim_line
-from .hybrid import DEPTH, StoreVectors, check_mode, merge, rank_score, slot_holder, take_slot, vectors_can_change
+from .hybrid import (
+    DEPTH,
+    StoreVectors,
+    check_mode,
+    merge,
+    rank_score,
+    slot_holder,
+    take_slot,
+    ties_by_vector,
+    vectors_can_change,
+)
 from .pointers import with_links
 from .ranking import RankedSection, rank
 from .results import (
@@ -202,7 +212,11 @@ class Ops(Closeable):
             # At least the first hits cover_sides looks at, so its choice never depends on the limit.
             depth = limit if things is None else max(limit, FIRST_HITS)
             texts: dict[int, str] = {}
-            lexical = copies_last(store, ranking.sections, depth, texts)
+            sections = ranking.sections
+            if query_vector is not None and not analysed.names_family:
+                nearness = self._vectors.index().similarities(query_vector, [hit.section.rowid for hit in sections])
+                sections = ties_by_vector(sections, nearness)
+            lexical = copies_last(store, sections, depth, texts)
             if query_vector is None:
                 order = cover_sides(store, analysed, things, lexical, doc_ids)
             else:
