@@ -88,10 +88,11 @@ class VectorIndex:
     """Every stored vector of one store, in memory, for brute-force cosine ranking.
 
     ``rowids`` are section row ids in ascending order (as the store reads
-    them), ``doc_ids`` their documents (for the path filter). Vectors are unit length, so a dot product is the cosine. They are
-    kept transposed (one row per dimension): the product with a query then
-    streams memory in order, measured at about twice the speed of the
-    row-per-section layout at 10^5 sections.
+    them), ``doc_ids`` their documents (for the path filter). Vectors are
+    unit length, so a dot product is the cosine. They are kept transposed
+    (one row per dimension): the product with a query then streams memory in
+    order, measured at about twice the speed of the row-per-section layout
+    at 10^5 sections.
     """
 
     def __init__(self, rowids: Sequence[int], doc_ids: Sequence[int], blobs: Sequence[bytes], dim: int) -> None:
@@ -119,7 +120,7 @@ class VectorIndex:
         return found
 
     def similarities(self, query: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
-        """The cosine of ``query`` with each of ``rowids`` that has a vector (row ids are kept sorted).
+        """The cosine of ``query`` with each of ``rowids`` that has a vector; the others are left out.
 
         Only those sections' columns are read, so the cost is the few asked
         for, not the store's size.

@@ -5,9 +5,16 @@ rankings put vector-only sections above correct word hits far more often
 than the reverse (docs/adr/010-embeddings.md): words that match a question
 are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
 
+* first, word hits that tie by their words, each scoring within
+  :data:`TIE_SHARE` of the first of its run, are put in the order of their
+  vectors' nearness (:func:`ties_by_vector`): BM25 cannot tell apart sibling
+  sections that share the question's words (a page's sections on one topic,
+  a clause repeated across licences), and the vector is the evidence it lacks
+  about which of them says what the question asks (ADR 010, follow-up). Not
+  for a query naming an identifier family by prefix (``PIP_*``);
 * the *confident* word hits, those scoring at least :data:`CONFIDENT_SHARE`
-  of the best word hit, come first, in the lexical order, and no vector can
-  move them;
+  of the best word hit, come first, in that order, and the vector ranking
+  cannot move them;
 * below them, the remaining word hits and the sections found by vectors are
   merged by RRF, except that word hits keep their order among themselves (a
   section found only by its vector can pass a weak word hit, never reorder two)
@@ -24,14 +31,6 @@ are stronger evidence than a vector's nearness. So fusion is *lexical-led*:
   words are exact evidence. The slot is placed last, after the sides of a
   comparison (``ops/sides.py``), so it moves a side's section down a place,
   never out (decision 7).
-
-* word hits that tie by their words, each scoring within :data:`TIE_SHARE`
-  of the first of its run, are ordered by their vectors' nearness
-  (:func:`ties_by_vector`), before anything else: BM25 cannot tell apart
-  sibling sections that share the question's words (a page's sections on
-  one topic, a clause repeated across agreements), and the vector is the
-  evidence it lacks about which says what the question asks. Their scores
-  are not compared: the run keeps the scores of the places its hits take.
 
 A query whose words find little (few hits, or hits far weaker than the best)
 is thus answered by the vectors; a query the words answer well keeps its
