@@ -5,6 +5,7 @@
     python benchmarks/fetch_corpus.py haproxy-docs       # → .cache/corpora/haproxy-docs
     python benchmarks/fetch_corpus.py debian-policy      # → .cache/corpora/debian-policy
     python benchmarks/fetch_corpus.py common-licenses    # → .cache/corpora/common-licenses
+    python benchmarks/fetch_corpus.py jinja-docs         # → .cache/corpora/jinja-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -31,7 +32,11 @@ its own licence's terms of verbatim copying), plain text whose files have no
 suffix (``GPL-3``) or a version for one (``Apache-2.0``), so each is written
 with ``.txt`` appended: legal texts in sibling versions that share most of
 their clauses. A point release of ``base-files`` replaces the pinned one in
-the pool, so the pin moves with Debian's releases.
+the pool, so the pin moves with Debian's releases. ``jinja-docs``: Jinja
+3.1's documentation as Sphinx builds it, the ``html`` folder of Debian's
+``python-jinja2-doc`` 3.1.2 (BSD-3-Clause; its scripts MIT or GPL): a template engine's designer
+guide and API reference, 17 pages, with the pages' sources under
+``_sources/``.
 ``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
@@ -86,6 +91,11 @@ PACKAGES = {
         "pool/main/d/debian-policy/debian-policy_4.6.2.0_all.deb",
         "ef9d01b625c3b87c3a845c2cd1b66f1a16e9240b2b9e5bee53472a00e8457a39",
         "usr/share/doc/debian-policy/policy.html/",
+    ),
+    "jinja-docs": Package(
+        "pool/main/j/jinja2/python-jinja2-doc_3.1.2-1+deb12u3_all.deb",
+        "97b16e94881ccedd65c2b3b100497785089a4981cbcffcb03347e27b3d247931",
+        "usr/share/doc/python-jinja2-doc/html/",
     ),
     "common-licenses": Package(
         "pool/main/b/base-files/base-files_12.4+deb12u15_amd64.deb",

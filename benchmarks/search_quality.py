@@ -153,6 +153,7 @@ CORPORA = (
     Corpus("haproxy-docs", FETCHED / "haproxy-docs", fetch="python benchmarks/fetch_corpus.py haproxy-docs"),
     Corpus("debian-policy", FETCHED / "debian-policy", fetch="python benchmarks/fetch_corpus.py debian-policy"),
     Corpus("common-licenses", FETCHED / "common-licenses", fetch="python benchmarks/fetch_corpus.py common-licenses"),
+    Corpus("jinja-docs", FETCHED / "jinja-docs", fetch="python benchmarks/fetch_corpus.py jinja-docs"),
 )
 
 
