@@ -103,6 +103,18 @@ def test_wildcards_and_trailing_separators_are_prefixes(query: str, term: str) -
     assert found.exact == ()
 
 
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [("3**3**3", ["3"]), ("2**8 in Jinja", ["2", "8", "in", "jinja"]), ("a*b", ["a", "b"]), ("x * y", ["x", "y"])],
+)
+def test_a_star_inside_an_expression_is_not_a_wildcard(query: str, terms: list[str]) -> None:
+    # `3**3**3` asked for every indexed term beginning with "3" (versions, years) and no family was meant
+    found = analyse_query(query).parts
+    assert [p.term for p in found] == terms
+    assert not any(p.prefix for p in found)
+    assert analyse_query("Which PIP_* variables?").names_family  # a wildcard still ends a token
+
+
 def test_a_digit_placeholder_is_a_prefix() -> None:
     found = part("TX-44xx")
     assert (found.term, found.prefix) == ("tx-44", True)

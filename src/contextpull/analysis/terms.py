@@ -43,7 +43,8 @@ ANALYSIS_VERSION = "9"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 _TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
-_QUERY_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*[./\-]*\*?", re.UNICODE)
+#: a query token; a ``*`` ends it as a wildcard only when no word or ``*`` follows (``PIP_*``, not ``3**3`` or ``a*b``)
+_QUERY_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*[./\-]*(?:\*(?![\w*]))?", re.UNICODE)
 _PIECE = re.compile(r"[^\W_]+", re.UNICODE)
 #: the segments of a name between its dots, dashes and slashes
 _SEGMENT = re.compile(r"\w+", re.UNICODE)
