@@ -6,6 +6,7 @@
     python benchmarks/fetch_corpus.py debian-policy      # → .cache/corpora/debian-policy
     python benchmarks/fetch_corpus.py common-licenses    # → .cache/corpora/common-licenses
     python benchmarks/fetch_corpus.py jinja-docs         # → .cache/corpora/jinja-docs
+    python benchmarks/fetch_corpus.py click-docs         # → .cache/corpora/click-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -36,7 +37,10 @@ the pool, so the pin moves with Debian's releases. ``jinja-docs``: Jinja
 3.1's documentation as Sphinx builds it, the ``html`` folder of Debian's
 ``python-jinja2-doc`` 3.1.2 (BSD-3-Clause; its scripts MIT or GPL): a template engine's designer
 guide and API reference, 17 pages, with the pages' sources under
-``_sources/``.
+``_sources/``. ``click-docs``: Click 8.1's documentation as Sphinx builds
+it, the ``html`` folder of Debian's ``python-click-doc`` 8.1.3
+(BSD-3-Clause): a command-line library's guide and API reference, 27
+pages.
 ``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
@@ -96,6 +100,11 @@ PACKAGES = {
         "pool/main/j/jinja2/python-jinja2-doc_3.1.2-1+deb12u3_all.deb",
         "97b16e94881ccedd65c2b3b100497785089a4981cbcffcb03347e27b3d247931",
         "usr/share/doc/python-jinja2-doc/html/",
+    ),
+    "click-docs": Package(
+        "pool/main/p/python-click/python-click-doc_8.1.3-2_all.deb",
+        "066092b0299a04c2588e5f2e9dc37a8d8ed7a4c4eeb7cd3175ebfcfce24a8943",
+        "usr/share/doc/python-click-doc/html/",
     ),
     "common-licenses": Package(
         "pool/main/b/base-files/base-files_12.4+deb12u15_amd64.deb",

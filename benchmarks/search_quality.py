@@ -154,6 +154,7 @@ CORPORA = (
     Corpus("debian-policy", FETCHED / "debian-policy", fetch="python benchmarks/fetch_corpus.py debian-policy"),
     Corpus("common-licenses", FETCHED / "common-licenses", fetch="python benchmarks/fetch_corpus.py common-licenses"),
     Corpus("jinja-docs", FETCHED / "jinja-docs", fetch="python benchmarks/fetch_corpus.py jinja-docs"),
+    Corpus("click-docs", FETCHED / "click-docs", fetch="python benchmarks/fetch_corpus.py click-docs"),
 )
 
 
