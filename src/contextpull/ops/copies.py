@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..store.reader import StoreReader
-from .ranking import RankedSection
+from .ranking import RankedSection, never_rising
 
 
 def copies_last(
@@ -75,10 +75,8 @@ def copies_last(
         kept.append(hit)
     if not copies:
         return list(order)
-    out = kept + copies + [hit for hit in order[position:] if hit.section.rowid not in taken]
-    for at in range(len(kept), len(out)):
-        out[at] = replace(out[at], score=min(out[at].score, out[at - 1].score))
-    return out
+    below = copies + [hit for hit in order[position:] if hit.section.rowid not in taken]
+    return kept + never_rising(below, kept[-1].score)  # a copy always follows the hit it copies
 
 
 def _original(

@@ -204,17 +204,19 @@ def rank(
     members = _holding_a_member(query, found)
     ranked.sort(key=lambda hit: (hit.section.rowid not in members, -hit.score, hit.section.path, hit.section.ordinal))
     if members:
-        ranked = _never_rising(ranked)
+        ranked = never_rising(ranked)
     return Ranking(ranked, frozenset(terms), capped)
 
 
-def _never_rising(ranked: list[RankedSection]) -> list[RankedSection]:
-    """``ranked`` with each score capped at the one above it: scores never increase down a result.
+def never_rising(ranked: Sequence[RankedSection], ceiling: float = math.inf) -> list[RankedSection]:
+    """``ranked`` with each score capped at the one above it (the first at ``ceiling``): scores never
+    increase down a result.
 
-    Only the family rule puts a lower score above a higher one; a section
-    naming no member then ties with the last section that names one.
+    A rule that puts a lower score above a higher one calls it: the family
+    rule (a section naming no member ties with the last that names one) and
+    ``copies.copies_last`` (a copy moved down ties with the hit above it).
     """
-    out, ceiling = [], math.inf
+    out = []
     for hit in ranked:
         ceiling = min(ceiling, hit.score)
         out.append(hit if hit.score == ceiling else replace(hit, score=ceiling))
