@@ -39,6 +39,41 @@ def write_text_pdf(path: Path, *, chapters: int = 30) -> Path:
     return path
 
 
+BOOK_TITLE = "ACME Field Guide 2.1"
+
+
+def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
+    """A book printed two-sided, as TeX sets one: the footer holds the page number outside (left on an
+    even page, right on an odd one) beside the book's title, and words are hyphenated at line ends."""
+    from fpdf import FPDF
+
+    class Book(FPDF):
+        def footer(self) -> None:
+            self.set_y(-12)
+            self.set_font("Helvetica", "", 8)
+            number = self.page_no()
+            text = f"{number}    {BOOK_TITLE}" if number % 2 == 0 else f"{BOOK_TITLE}    {number}"
+            self.cell(0, 6, text, align="L" if number % 2 == 0 else "R")
+
+    parts = ("intake", "filter", "gauge", "valve", "impeller", "housing", "seal", "motor")
+    pdf = Book()
+    for page in range(pages):
+        part = parts[page % len(parts)]
+        pdf.add_page()
+        _heading(pdf, f"The {part}", 15)
+        pdf.set_font("Helvetica", "", 11)
+        for line in (
+            f"This part explains how the {part} is read and why the iso-",
+            "surface of the flow is drawn with a dashed line in the operator's",
+            "manual; a gauge that reads zero is replaced before the next shift.",
+        ):
+            pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(3)
+        _body(pdf, FILLER * 3)
+    pdf.output(str(path))
+    return path
+
+
 def _manual() -> Any:
     from fpdf import FPDF
 

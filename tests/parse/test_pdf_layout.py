@@ -23,6 +23,14 @@ def test_a_long_text_manual_keeps_its_headings_columns_and_pages(tmp_path: Path)
     assert "ACME P-200 Pump Manual" not in text and "Page 4" not in text  # running header and footer
 
 
+def test_a_two_sided_book_loses_its_footers_and_keeps_words_hyphenated_at_line_ends(tmp_path: Path) -> None:
+    text = pdf.render(ff.write_book_pdf(tmp_path / "book.pdf", pages=6).read_bytes()).text
+    # the footer is "2    ACME Field Guide 2.1" on even pages and "ACME Field Guide 2.1    3" on odd ones
+    assert ff.BOOK_TITLE not in text
+    # PDFium reports a hyphen ending a line inside a word as U+FFFE; the word is whole again
+    assert "\ufffe" not in text and text.count("isosurface of the flow") == 6
+
+
 def test_pdfplumber_is_opened_only_for_pages_with_ruling_lines(tmp_path: Path) -> None:
     import pypdfium2
 

@@ -1,7 +1,8 @@
 """PDF to a Markdown-like rendering, with the page of every part.
 
-pdfplumber (on pdfminer.six) is the extractor: of the four measured it is the
-only one that exposes tables, and it gives every word's box, size and font
+PDFium (pypdfium2) gives every character's box, size and font, grouped into
+words as pdfplumber groups them; pdfplumber (on pdfminer.six) reads tables,
+and only on pages whose ruling lines may draw one
 (docs/adr/015-pdf-extraction.md has the measurements and the rules below).
 
 * **Reading order**: words are grouped into lines, lines into runs split at
@@ -18,8 +19,11 @@ only one that exposes tables, and it gives every word's box, size and font
   that ended the previous page continues it (a repeated header row is
   dropped), so a table across a page break stays one table.
 * **Running headers and footers**: a line among the first or last two of a
-  page whose text, digits ignored, appears there on at least 60 % of the
-  pages with text (and on three pages or more) is dropped.
+  page whose text, digits ignored and a page number at either end left out
+  (a book printed two-sided puts it outside), appears there on at least
+  60 % of the pages with text (and on three pages or more) is dropped.
+* **Hyphens at line ends**: a word broken over a line is rejoined when the
+  next line starts in lower case (PDFium reports such a hyphen as U+FFFE).
 * Pages with no text layer are listed in the metadata; a file with no text
   at all, an encrypted file and a corrupt file are refused with their reason.
 """
@@ -54,6 +58,10 @@ RULED_SEGMENTS = 8
 _BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
 _SENTENCE_END = (".", ",", ";")
 _DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
+#: what PDFium's text holds for a hyphen ending a line inside a word ("isosur-" / "face"); the hyphen
+#: it stands for lets the paragraph rule rejoin the word
+LINE_END_HYPHEN = "\ufffe"
 #: a glyph pdfminer cannot map to text; at the start of a line it is nearly always a bullet
 _UNMAPPED_BULLET = re.compile(r"^\(cid:\d+\)\s*")
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
@@ -169,6 +177,7 @@ def _words(page: Any, height: float) -> list[dict[str, Any]]:
         text = textpage.get_text_range(0, count) if count else ""
         if len(text) != count:  # a character outside the BMP: take them one by one
             text = "".join(chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32) for i in range(count))
+        text = text.replace(LINE_END_HYPHEN, "-")
         char_box, font_size = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetFontSize
         box, name, flags = pdfium_c.FS_RECTF(), ctypes.create_string_buffer(128), ctypes.c_int()
         words: list[dict[str, Any]] = []
@@ -369,7 +378,13 @@ def _join(lines: list[str]) -> str:
 
 
 def _running_key(line: _Line) -> str:
-    return _DIGITS.sub("#", line.text).strip().lower()
+    """A line's text with its numbers as ``#`` and a page number at either end left out.
+
+    A book printed two-sided puts the page number outside: "12 User Guide"
+    on a left page, "User Guide 13" on a right one; both are one running line.
+    """
+    key = _DIGITS.sub("#", line.text).strip().lower()
+    return _PAGE_NUMBER_AT_END.sub("", key) or key
 
 
 def _at_edge(line: _Line, lines: list[_Line]) -> bool:
