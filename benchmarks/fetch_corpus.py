@@ -7,6 +7,7 @@
     python benchmarks/fetch_corpus.py common-licenses    # → .cache/corpora/common-licenses
     python benchmarks/fetch_corpus.py jinja-docs         # → .cache/corpora/jinja-docs
     python benchmarks/fetch_corpus.py click-docs         # → .cache/corpora/click-docs
+    python benchmarks/fetch_corpus.py gnuplot-manual     # → .cache/corpora/gnuplot-manual
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -40,7 +41,10 @@ guide and API reference, 17 pages, with the pages' sources under
 ``_sources/``. ``click-docs``: Click 8.1's documentation as Sphinx builds
 it, the ``html`` folder of Debian's ``python-click-doc`` 8.1.3
 (BSD-3-Clause): a command-line library's guide and API reference, 27
-pages.
+pages. ``gnuplot-manual``: gnuplot 5.4's reference manual as one PDF typeset
+by LaTeX, ``gnuplot.pdf`` of Debian's ``gnuplot-doc`` 5.4.4 (the gnuplot
+licence: free to use, copy and distribute, changes only as patches): 311 pages printed
+two-sided, with a table of contents and an index, the PDF a user is handed.
 ``search_quality.py``
 scores each when it is present. Only the Debian
 archive is needed (``deb.debian.org``); the package's SHA-256 is checked
@@ -73,6 +77,7 @@ class Package:
     sha256: str
     folder: str  # inside the package's data archive
     suffix: str = ""  # appended to every file name (plain text shipped without one)
+    only: tuple[str, ...] = ()  # the files of the folder to keep (every file when empty)
 
 
 PACKAGES = {
@@ -112,6 +117,12 @@ PACKAGES = {
         "usr/share/common-licenses/",
         suffix=".txt",
     ),
+    "gnuplot-manual": Package(
+        "pool/main/g/gnuplot/gnuplot-doc_5.4.4+dfsg1-2_all.deb",
+        "73fe1816a296594cf6a1d38528f8d740fd650f57a2cb62e029f7920fcd5b31f0",
+        "usr/share/doc/gnuplot/",
+        only=("gnuplot.pdf",),
+    ),
 }
 
 
@@ -138,11 +149,12 @@ def fetch(name: str, to: Path) -> int:
     digest = hashlib.sha256(data).hexdigest()
     if digest != package.sha256:
         raise ValueError(f"{package.pool_path}: SHA-256 {digest}, expected {package.sha256}")
-    return unpack(data, package.folder, to, package.suffix)
+    return unpack(data, package.folder, to, package.suffix, package.only)
 
 
-def unpack(deb: bytes, folder: str, to: Path, suffix: str = "") -> int:
-    """The regular files under ``folder`` of the ``.deb`` ``deb``, written under ``to`` (replaced whole); how many.
+def unpack(deb: bytes, folder: str, to: Path, suffix: str = "", only: tuple[str, ...] = ()) -> int:
+    """The regular files under ``folder`` of the ``.deb`` ``deb`` (those named in ``only``, if any),
+    written under ``to`` (replaced whole); how many.
 
     The files are written beside ``to`` first and moved into place at the
     end, so an interrupted fetch never leaves a half corpus to be scored.
@@ -158,6 +170,8 @@ def unpack(deb: bytes, folder: str, to: Path, suffix: str = "") -> int:
         for entry in archive:
             name = entry.name.removeprefix("./")
             if not entry.isfile() or not name.startswith(folder) or ".." in PurePosixPath(name).parts:
+                continue
+            if only and name[len(folder) :] not in only:
                 continue
             source = archive.extractfile(entry)
             if source is None:

@@ -155,6 +155,7 @@ CORPORA = (
     Corpus("common-licenses", FETCHED / "common-licenses", fetch="python benchmarks/fetch_corpus.py common-licenses"),
     Corpus("jinja-docs", FETCHED / "jinja-docs", fetch="python benchmarks/fetch_corpus.py jinja-docs"),
     Corpus("click-docs", FETCHED / "click-docs", fetch="python benchmarks/fetch_corpus.py click-docs"),
+    Corpus("gnuplot-manual", FETCHED / "gnuplot-manual", fetch="python benchmarks/fetch_corpus.py gnuplot-manual"),
 )
 
 

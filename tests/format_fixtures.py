@@ -43,8 +43,9 @@ BOOK_TITLE = "ACME Field Guide 2.1"
 
 
 def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
-    """A book printed two-sided, as TeX sets one: the footer holds the page number outside (left on an
-    even page, right on an odd one) beside the book's title, and words are hyphenated at line ends."""
+    """A book printed two-sided, as TeX sets one: a contents page (each part and its check, with dot
+    leaders and page numbers), the footer holding the page number outside (left on an even page,
+    right on an odd one) beside the book's title, and words hyphenated at line ends."""
     from fpdf import FPDF
 
     class Book(FPDF):
@@ -57,6 +58,14 @@ def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
 
     parts = ("intake", "filter", "gauge", "valve", "impeller", "housing", "seal", "motor")
     pdf = Book()
+    pdf.add_page()
+    _heading(pdf, "Contents", 15)
+    pdf.set_font("Helvetica", "", 11)
+    for page in range(pages):
+        part = parts[page % len(parts)]
+        for entry in (f"The {part}", f"Checking the {part}"):
+            pdf.cell(150, 5.5, f"{entry} {'. ' * (60 - len(entry) // 2)}")
+            pdf.cell(0, 5.5, str(page + 2), align="R", new_x="LMARGIN", new_y="NEXT")
     for page in range(pages):
         part = parts[page % len(parts)]
         pdf.add_page()

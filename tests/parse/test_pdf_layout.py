@@ -23,12 +23,40 @@ def test_a_long_text_manual_keeps_its_headings_columns_and_pages(tmp_path: Path)
     assert "ACME P-200 Pump Manual" not in text and "Page 4" not in text  # running header and footer
 
 
-def test_a_two_sided_book_loses_its_footers_and_keeps_words_hyphenated_at_line_ends(tmp_path: Path) -> None:
-    text = pdf.render(ff.write_book_pdf(tmp_path / "book.pdf", pages=6).read_bytes()).text
+def test_a_two_sided_book_loses_its_footers_and_contents_and_keeps_words_hyphenated_at_line_ends(
+    tmp_path: Path,
+) -> None:
+    rendering = pdf.render(ff.write_book_pdf(tmp_path / "book.pdf", pages=6).read_bytes())
+    text = rendering.text
     # the footer is "2    ACME Field Guide 2.1" on even pages and "ACME Field Guide 2.1    3" on odd ones
     assert ff.BOOK_TITLE not in text
     # PDFium reports a hyphen ending a line inside a word as U+FFFE; the word is whole again
     assert "\ufffe" not in text and text.count("isosurface of the flow") == 6
+    # the contents page (twelve entries with leaders and rising page numbers) is left out and listed
+    assert rendering.metadata == {"contents_pages": [1]}
+    assert ". . ." not in text and "Checking the" not in text and text.count("# The intake") == 1
+
+
+def _line(text: str, top: float) -> pdf._Line:
+    return pdf._Line(1, top, top + 10, 72, 500, text, 10, False, [(72, 500, text)])
+
+
+@pytest.mark.parametrize(
+    ("numbers", "pages", "contents"),
+    [
+        ([3, 3, 5, 8, 13, 21, 34, 55], 60, True),
+        ([3, 3, 5, 8, 13, 21, 34, 55], 40, False),  # a "page" past the last page: a list of figures
+        ([3, 5, 8, 13, 21, 34, 55, 4], 60, False),  # a number falls: not pages in order
+        ([3, 5, 8, 13, 21, 34, 55], 60, False),  # too few entries
+    ],
+)
+def test_a_contents_page_is_one_of_rising_page_numbers(numbers: list[int], pages: int, contents: bool) -> None:
+    lines = [
+        _line(f"Section about part {index} . . . . . {number}", 20.0 * index) for index, number in enumerate(numbers)
+    ]
+    assert pdf._lists_contents([_line("Contents", 0), *lines], pages) is contents
+    prose = [_line("The pump is checked every shift by the operator on duty.", 300.0 + 20 * i) for i in range(8)]
+    assert not pdf._lists_contents([*lines, *prose], pages)  # most lines are prose
 
 
 def test_pdfplumber_is_opened_only_for_pages_with_ruling_lines(tmp_path: Path) -> None:

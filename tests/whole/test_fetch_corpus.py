@@ -94,3 +94,12 @@ def test_a_suffix_is_appended_to_files_shipped_without_one(tmp_path: Path) -> No
     )
     assert fetcher.unpack(deb, folder.removeprefix("./"), tmp_path / "licenses", ".txt") == 2
     assert sorted(path.name for path in (tmp_path / "licenses").iterdir()) == ["Apache-2.0.txt", "GPL-3.txt"]
+
+
+def test_only_the_named_files_of_a_folder_are_written(tmp_path: Path) -> None:
+    fetcher = load_fetcher()
+    folder = "./usr/share/doc/gnuplot/"
+    files = {f"{folder}gnuplot.pdf": b"%PDF-1.5", f"{folder}examples/html/index.save": b"demo", f"{folder}NEWS": b"n"}
+    deb = ar({"data.tar.xz": data_tar(files, {})})
+    assert fetcher.unpack(deb, folder.removeprefix("./"), tmp_path / "manual", only=("gnuplot.pdf",)) == 1
+    assert [path.name for path in (tmp_path / "manual").rglob("*")] == ["gnuplot.pdf"]

@@ -20,10 +20,14 @@ and only on pages whose ruling lines may draw one
   dropped), so a table across a page break stays one table.
 * **Running headers and footers**: a line among the first or last two of a
   page whose text, digits ignored and a page number at either end left out
-  (a book printed two-sided puts it outside), appears there on at least
-  60 % of the pages with text (and on three pages or more) is dropped.
+  (a book printed two-sided puts it outside), appears there in the same size
+  on at least 60 % of the pages with text (and on three pages or more) is
+  dropped.
 * **Hyphens at line ends**: a word broken over a line is rejoined when the
   next line starts in lower case (PDFium reports such a hyphen as U+FFFE).
+* **Contents pages**: a page most of whose lines end in page numbers that
+  never fall is the table of contents; it is left out (search would find it
+  for every topic) and listed in the metadata (``contents_pages``).
 * Pages with no text layer are listed in the metadata; a file with no text
   at all, an encrypted file and a corrupt file are refused with their reason.
 """
@@ -35,6 +39,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from .rendering import Rendering, Unparseable, Writer, clean
@@ -59,6 +64,10 @@ _BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
 _SENTENCE_END = (".", ",", ";")
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
+#: a contents entry: words, perhaps dot leaders, then a page number ending the line
+_CONTENTS_ENTRY = re.compile(r"[^\W\d].*?[\s.](\d{1,4})$")
+CONTENTS_MIN_ENTRIES = 8
+CONTENTS_SHARE = 0.6
 #: what PDFium's text holds for a hyphen ending a line inside a word ("isosur-" / "face"); the hyphen
 #: it stands for lets the paragraph rule rejoin the word
 LINE_END_HYPHEN = "\ufffe"
@@ -259,11 +268,15 @@ class _Layout:
         self.no_text = [number for number, _, lines, tables in pages if not lines and not tables]
         if len(self.no_text) == len(pages):
             raise Unparseable(NO_TEXT)
+        self.contents: list[int] = []
         self.flow: list[_Line | _Table] = []
         for number, width, lines, tables in pages:
             kept = [line for line in lines if _running_key(line) not in running or not _at_edge(line, lines)]
             if not kept and not tables and number not in self.no_text:
                 self.no_text.append(number)  # running header and footer only
+            if not tables and _lists_contents(kept, len(pages)):
+                self.contents.append(number)
+                continue
             self.flow.extend(_reading_order(kept, tables, width))
         chars: Counter[float] = Counter()
         for item in self.flow:
@@ -316,7 +329,9 @@ class _Layout:
                 writer.paragraph(text)
         if pending is not None:
             writer.table(pending.rows, page_of_row=page_of_row)
-        metadata = {"pages_without_text": self.no_text} if self.no_text else {}
+        metadata: dict[str, list[int]] = {"pages_without_text": self.no_text} if self.no_text else {}
+        if self.contents:
+            metadata["contents_pages"] = self.contents
         return writer.rendering(metadata=metadata)
 
     def _blocks(self) -> Iterator[_Table | tuple[str, int, str, int]]:
@@ -377,14 +392,34 @@ def _join(lines: list[str]) -> str:
     return clean(text)
 
 
-def _running_key(line: _Line) -> str:
-    """A line's text with its numbers as ``#`` and a page number at either end left out.
+def _lists_contents(lines: list[_Line], pages: int) -> bool:
+    """True for a table of contents page: most of its lines end in a page number, and those never fall.
+
+    A contents page repeats the document's headings with page numbers, so
+    search would find it for every topic and a reader would be sent to a
+    list of pointers; the document's own outline is the index's contents.
+    At least :data:`CONTENTS_MIN_ENTRIES` entries making :data:`CONTENTS_SHARE`
+    of the page's lines, each number a page of the document, in order.
+    """
+    numbers = [int(match[1]) for line in lines if (match := _CONTENTS_ENTRY.search(line.text))]
+    return (
+        len(numbers) >= CONTENTS_MIN_ENTRIES
+        and len(numbers) >= CONTENTS_SHARE * len(lines)
+        and all(a <= b for a, b in pairwise(numbers))
+        and numbers[-1] <= pages
+    )
+
+
+def _running_key(line: _Line) -> tuple[str, float]:
+    """A line's text with its numbers as ``#`` and a page number at either end left out, and its size.
 
     A book printed two-sided puts the page number outside: "12 User Guide"
     on a left page, "User Guide 13" on a right one; both are one running line.
+    The size keeps a title page's "User Guide", set large, from being taken
+    for the running line that repeats it in small print.
     """
     key = _DIGITS.sub("#", line.text).strip().lower()
-    return _PAGE_NUMBER_AT_END.sub("", key) or key
+    return _PAGE_NUMBER_AT_END.sub("", key) or key, line.size
 
 
 def _at_edge(line: _Line, lines: list[_Line]) -> bool:
@@ -392,10 +427,10 @@ def _at_edge(line: _Line, lines: list[_Line]) -> bool:
     return line in ordered[:2] or line in ordered[-2:]
 
 
-def _running_lines(pages: list[list[_Line]]) -> set[str]:
-    """Texts (digits ignored) found among the first or last two lines of most pages."""
+def _running_lines(pages: list[list[_Line]]) -> set[tuple[str, float]]:
+    """Texts (digits ignored) and sizes found among the first or last two lines of most pages."""
     with_text = [lines for lines in pages if lines]
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[str, float]] = Counter()
     for lines in with_text:
         ordered = sorted(lines, key=lambda item: item.top)
         counts.update({_running_key(line) for line in ordered[:2] + ordered[-2:]})
