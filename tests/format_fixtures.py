@@ -83,6 +83,36 @@ def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
     return path
 
 
+def write_borderless_table_pdf(path: Path, *, rows: int = 12) -> Path:
+    """A page with a table drawn as LaTeX's booktabs draws one: three columns, a rule above and
+    below the header and one under the last row, no cell borders; the last row's description
+    wraps onto a second line."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    pdf.multi_cell(0, 5, "The functions below are built in. " + FILLER, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    pdf.line(20, pdf.get_y(), 190, pdf.get_y())
+    body = [(f"fn{i}(x)", "any" if i % 2 else "int or real", f"the value number {i} of x") for i in range(rows)]
+    for index, (name, arguments, returns) in enumerate([("Function", "Arguments", "Returns"), *body]):
+        pdf.set_x(20)
+        pdf.cell(40, 5, name)
+        pdf.cell(35, 5, arguments)
+        pdf.cell(0, 5, returns, new_x="LMARGIN", new_y="NEXT")
+        if index == 0:
+            pdf.line(20, pdf.get_y() + 0.5, 190, pdf.get_y() + 0.5)
+            pdf.ln(1)
+    pdf.set_x(95)
+    pdf.cell(0, 5, "rounded toward zero", new_x="LMARGIN", new_y="NEXT")
+    pdf.line(20, pdf.get_y() + 1, 190, pdf.get_y() + 1)
+    pdf.ln(5)
+    pdf.multi_cell(0, 5, "Text after the table. " + FILLER)
+    pdf.output(str(path))
+    return path
+
+
 def _manual() -> Any:
     from fpdf import FPDF
 

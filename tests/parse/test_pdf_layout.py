@@ -37,6 +37,20 @@ def test_a_two_sided_book_loses_its_footers_and_contents_and_keeps_words_hyphena
     assert ". . ." not in text and "Checking the" not in text and text.count("# The intake") == 1
 
 
+def test_a_table_drawn_without_cell_borders_is_read_row_by_row(tmp_path: Path) -> None:
+    text = pdf.render(ff.write_borderless_table_pdf(tmp_path / "functions.pdf", rows=12).read_bytes()).text
+    lines = text.splitlines()
+    header = lines.index("| Function | Arguments | Returns |")
+    assert lines[header + 1] == "|---|---|---|"
+    assert lines[header + 5] == "| fn3(x) | any | the value number 3 of x |"
+    # the last row's description wraps onto a line of its own: it joins its cell
+    assert lines[header + 13] == "| fn11(x) | any | the value number 11 of x rounded toward zero |"
+    assert text.index("The functions below") < header and "Text after the table." in lines[header + 15]
+    # the two columns of a two-column page are still read as text, one after the other
+    two_columns = pdf.render(ff.write_text_pdf(tmp_path / "long.pdf", chapters=2).read_bytes()).text
+    assert "|" not in two_columns
+
+
 def _line(text: str, top: float) -> pdf._Line:
     return pdf._Line(1, top, top + 10, 72, 500, text, 10, False, [(72, 500, text)])
 

@@ -17,7 +17,12 @@ and only on pages whose ruling lines may draw one
 * **Tables**: ruled tables pdfplumber finds become pipe tables, first row as
   header; a table that starts a page and has the column count of the table
   that ended the previous page continues it (a repeated header row is
-  dropped), so a table across a page break stays one table.
+  dropped), so a table across a page break stays one table. A table drawn
+  without cell borders (booktabs' rules, or none) is found in the lines:
+  three or more lines in a row whose text starts at the same three or more
+  x positions, each line a row, a line under the later columns only the
+  rest of a wrapped cell (read as text, the column reader would take such a
+  band for two text columns and read one column's cells after the other's).
 * **Running headers and footers**: a line among the first or last two of a
   page whose text, digits ignored and a page number at either end left out
   (a book printed two-sided puts it outside), appears there in the same size
@@ -67,6 +72,9 @@ _PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
 #: a contents entry: words, perhaps dot leaders, then a page number ending the line
 _CONTENTS_ENTRY = re.compile(r"[^\W\d].*?[\s.](\d{1,4})$")
 CONTENTS_MIN_ENTRIES = 8
+#: a table drawn without lines: at least this many lines in a row, each of text in this many columns
+BORDERLESS_MIN_ROWS = 3
+BORDERLESS_MIN_COLUMNS = 3
 CONTENTS_SHARE = 0.6
 #: what PDFium's text holds for a hyphen ending a line inside a word ("isosur-" / "face"); the hyphen
 #: it stands for lets the paragraph rule rejoin the word
@@ -277,7 +285,8 @@ class _Layout:
             if not tables and _lists_contents(kept, len(pages)):
                 self.contents.append(number)
                 continue
-            self.flow.extend(_reading_order(kept, tables, width))
+            prose, borderless = _borderless_tables(number, kept)
+            self.flow.extend(_reading_order(prose, [*tables, *borderless], width))
         chars: Counter[float] = Counter()
         for item in self.flow:
             if isinstance(item, _Line):
@@ -436,6 +445,70 @@ def _running_lines(pages: list[list[_Line]]) -> set[tuple[str, float]]:
         counts.update({_running_key(line) for line in ordered[:2] + ordered[-2:]})
     needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(with_text))
     return {key for key, count in counts.items() if count >= needed}
+
+
+def _borderless_tables(page: int, lines: list[_Line]) -> tuple[list[_Line], list[_Table]]:
+    """The page's lines outside tables drawn without ruling lines, and those tables.
+
+    A run of at least :data:`BORDERLESS_MIN_ROWS` lines in reading order
+    whose text falls into at least three columns (runs starting at the same
+    x on most of them) is a table: each line a row, each run in the column
+    it starts at. A line whose runs all start at the columns after the
+    first continues the row above (a cell wrapped over two lines). Two text
+    columns never make three starts, so a two-column page stays prose.
+    """
+    ordered = sorted(lines, key=lambda line: line.top)
+    prose: list[_Line] = []
+    tables: list[_Table] = []
+    at = 0
+    while at < len(ordered):
+        end = at
+        while end < len(ordered) and len(ordered[end].runs) >= BORDERLESS_MIN_COLUMNS:
+            end += 1
+        columns = _columns(ordered[at:end]) if end - at >= BORDERLESS_MIN_ROWS else []
+        if not columns:
+            stop = max(end, at + 1)
+            prose.extend(ordered[at:stop])
+            at = stop
+            continue
+        rows = [_cells(line, columns) for line in ordered[at:end]]
+        while end < len(ordered):
+            line = ordered[end]
+            if len(line.runs) >= BORDERLESS_MIN_COLUMNS:
+                rows.append(_cells(line, columns))
+            elif cells := _cells(line, columns, continuing=True):
+                rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells)]
+            else:
+                break
+            end += 1
+        tables.append(_Table(page, ordered[at].top, rows))
+        at = end
+    return prose, tables
+
+
+def _columns(lines: list[_Line]) -> list[float]:
+    """The x where columns start: run starts shared (within 3 points) by at least half of ``lines``."""
+    starts = sorted(run[0] for line in lines for run in line.runs)
+    groups: list[list[float]] = []
+    for x in starts:
+        if groups and x - groups[-1][-1] <= 3:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    columns = [min(group) for group in groups if len(group) >= 0.5 * len(lines)]
+    return columns if len(columns) >= BORDERLESS_MIN_COLUMNS else []
+
+
+def _cells(line: _Line, columns: list[float], continuing: bool = False) -> list[str]:
+    """``line``'s runs as one cell per column; for a ``continuing`` line, [] unless every run starts at
+    a column after the first (the rest of a wrapped cell)."""
+    cells = [""] * len(columns)
+    for x0, _, text in line.runs:
+        index = next((i for i in range(len(columns) - 1, -1, -1) if x0 >= columns[i] - 3), 0)
+        if continuing and (index == 0 or abs(x0 - columns[index]) > 3):
+            return []
+        cells[index] = f"{cells[index]} {text}".strip()
+    return cells
 
 
 def _gutter(lines: list[_Line], width: float) -> float | None:
