@@ -45,7 +45,8 @@ BOOK_TITLE = "ACME Field Guide 2.1"
 def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
     """A book printed two-sided, as TeX sets one: a contents page (each part and its check, with dot
     leaders and page numbers), the footer holding the page number outside (left on an even page,
-    right on an odd one) beside the book's title, and words hyphenated at line ends."""
+    right on an odd one) beside the book's title, words hyphenated at line ends, and a last page
+    logging readings whose lines end in rising numbers as a contents page's do."""
     from fpdf import FPDF
 
     class Book(FPDF):
@@ -79,6 +80,12 @@ def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
             pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(3)
         _body(pdf, FILLER * 3)
+    pdf.add_page()  # a log of readings, each line ending in a rising number: not a contents page
+    _heading(pdf, "Readings", 15)
+    pdf.set_font("Helvetica", "", 11)
+    for index in range(10):
+        pdf.cell(0, 5.5, f"Pressure read at the {parts[index % len(parts)]} on shift {index // 2 + 1}")
+        pdf.ln(5.5)
     pdf.output(str(path))
     return path
 

@@ -32,9 +32,11 @@ def test_a_two_sided_book_loses_its_footers_and_contents_and_keeps_words_hyphena
     assert ff.BOOK_TITLE not in text
     # PDFium reports a hyphen ending a line inside a word as U+FFFE; the word is whole again
     assert "\ufffe" not in text and text.count("isosurface of the flow") == 6
-    # the contents page (twelve entries with leaders and rising page numbers) is left out and listed
+    # the contents page (twelve entries with leaders and rising page numbers, naming the book's
+    # headings) is left out and listed; the log of readings names none of them and stays
     assert rendering.metadata == {"contents_pages": [1]}
     assert ". . ." not in text and "Checking the" not in text and text.count("# The intake") == 1
+    assert "Pressure read at the intake on shift 1" in text and "on shift 5" in text
 
 
 def test_a_table_drawn_without_cell_borders_is_read_row_by_row(tmp_path: Path) -> None:

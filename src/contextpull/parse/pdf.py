@@ -31,8 +31,10 @@ and only on pages whose ruling lines may draw one
 * **Hyphens at line ends**: a word broken over a line is rejoined when the
   next line starts in lower case (PDFium reports such a hyphen as U+FFFE).
 * **Contents pages**: a page most of whose lines end in page numbers that
-  never fall is the table of contents; it is left out (search would find it
-  for every topic) and listed in the metadata (``contents_pages``).
+  never fall, and whose entries are mostly lines of the other pages (the
+  document's headings), is the table of contents; it is left out (search
+  would find it for every topic) and listed in the metadata
+  (``contents_pages``).
 * Pages with no text layer are listed in the metadata; a file with no text
   at all, an encrypted file and a corrupt file are refused with their reason.
 """
@@ -71,11 +73,15 @@ _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
 #: a contents entry: words, perhaps dot leaders, then a page number ending the line
 _CONTENTS_ENTRY = re.compile(r"[^\W\d].*?[\s.](\d{1,4})$")
+#: a contents page: this many entries at least, this share of its lines, this share found as lines elsewhere
 CONTENTS_MIN_ENTRIES = 8
+CONTENTS_SHARE = 0.6
+CONTENTS_NAMED_SHARE = 0.5
 #: a table drawn without lines: at least this many lines in a row, each of text in this many columns
+#: starting at the same x (within this many points) on half the lines
 BORDERLESS_MIN_ROWS = 3
 BORDERLESS_MIN_COLUMNS = 3
-CONTENTS_SHARE = 0.6
+COLUMN_TOLERANCE = 3.0
 #: what PDFium's text holds for a hyphen ending a line inside a word ("isosur-" / "face"); the hyphen
 #: it stands for lets the paragraph rule rejoin the word
 LINE_END_HYPHEN = "\ufffe"
@@ -276,17 +282,25 @@ class _Layout:
         self.no_text = [number for number, _, lines, tables in pages if not lines and not tables]
         if len(self.no_text) == len(pages):
             raise Unparseable(NO_TEXT)
-        self.contents: list[int] = []
-        self.flow: list[_Line | _Table] = []
+        flows: dict[int, list[_Line | _Table]] = {}
+        listing: dict[int, list[_Line]] = {}  # pages that list contents, if their entries are titles found elsewhere
         for number, width, lines, tables in pages:
             kept = [line for line in lines if _running_key(line) not in running or not _at_edge(line, lines)]
             if not kept and not tables and number not in self.no_text:
                 self.no_text.append(number)  # running header and footer only
             if not tables and _lists_contents(kept, len(pages)):
-                self.contents.append(number)
-                continue
+                listing[number] = kept
             prose, borderless = _borderless_tables(number, kept)
-            self.flow.extend(_reading_order(prose, [*tables, *borderless], width))
+            flows[number] = _reading_order(prose, [*tables, *borderless], width)
+        self._measure([item for number, items in flows.items() if number not in listing for item in items])
+        titles = {_folded(item.text) for item in self.flow if isinstance(item, _Line)}
+        self.contents = [number for number, kept in listing.items() if _names_titles(kept, titles)]
+        if self.contents != list(listing):  # a page kept after all weighs in the body size and levels
+            self._measure([item for number, items in flows.items() if number not in self.contents for item in items])
+
+    def _measure(self, flow: list[_Line | _Table]) -> None:
+        """Keep ``flow`` and learn from it the body size and the heading levels."""
+        self.flow = flow
         chars: Counter[float] = Counter()
         for item in self.flow:
             if isinstance(item, _Line):
@@ -419,6 +433,28 @@ def _lists_contents(lines: list[_Line], pages: int) -> bool:
     )
 
 
+def _folded(text: str) -> str:
+    """``text`` as it is compared with a contents entry: spaces collapsed, case-blind."""
+    return " ".join(text.split()).casefold()
+
+
+def _entry_key(text: str) -> str:
+    """A contents entry's title: its text without leaders and page number, folded."""
+    match = _CONTENTS_ENTRY.search(text)
+    return _folded(text[: match.start(1)].rstrip(" .") if match else text)
+
+
+def _names_titles(lines: list[_Line], titles: set[str]) -> bool:
+    """True when at least half the entries of a contents page are lines of the document's other pages.
+
+    What makes a contents page is that it lists the document's own
+    headings (set as headings, or as run-in titles on a line of their own);
+    rows of figures sorted by a number ending each are not found elsewhere.
+    """
+    entries = [_entry_key(line.text) for line in lines if _CONTENTS_ENTRY.search(line.text)]
+    return sum(entry in titles for entry in entries) >= CONTENTS_NAMED_SHARE * len(entries)
+
+
 def _running_key(line: _Line) -> tuple[str, float]:
     """A line's text with its numbers as ``#`` and a page number at either end left out, and its size.
 
@@ -487,11 +523,11 @@ def _borderless_tables(page: int, lines: list[_Line]) -> tuple[list[_Line], list
 
 
 def _columns(lines: list[_Line]) -> list[float]:
-    """The x where columns start: run starts shared (within 3 points) by at least half of ``lines``."""
+    """The x where columns start: run starts shared (within :data:`COLUMN_TOLERANCE`) by half of ``lines``."""
     starts = sorted(run[0] for line in lines for run in line.runs)
     groups: list[list[float]] = []
     for x in starts:
-        if groups and x - groups[-1][-1] <= 3:
+        if groups and x - groups[-1][-1] <= COLUMN_TOLERANCE:
             groups[-1].append(x)
         else:
             groups.append([x])
@@ -504,8 +540,8 @@ def _cells(line: _Line, columns: list[float], continuing: bool = False) -> list[
     a column after the first (the rest of a wrapped cell)."""
     cells = [""] * len(columns)
     for x0, _, text in line.runs:
-        index = next((i for i in range(len(columns) - 1, -1, -1) if x0 >= columns[i] - 3), 0)
-        if continuing and (index == 0 or abs(x0 - columns[index]) > 3):
+        index = next((i for i in range(len(columns) - 1, -1, -1) if x0 >= columns[i] - COLUMN_TOLERANCE), 0)
+        if continuing and (index == 0 or abs(x0 - columns[index]) > COLUMN_TOLERANCE):
             return []
         cells[index] = f"{cells[index]} {text}".strip()
     return cells
