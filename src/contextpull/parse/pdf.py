@@ -71,8 +71,8 @@ _BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
 _SENTENCE_END = (".", ",", ";")
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
-#: a contents entry: words, perhaps dot leaders, then a page number ending the line
-_CONTENTS_ENTRY = re.compile(r"[^\W\d].*?[\s.](\d{1,4})$")
+#: the page number ending a contents entry, after a space or a dot leader
+_PAGE_NUMBER = re.compile(r"[\s.](\d{1,4})$")
 #: a contents page: this many entries at least, this share of its lines, this share found as lines elsewhere
 CONTENTS_MIN_ENTRIES = 8
 CONTENTS_SHARE = 0.6
@@ -424,13 +424,20 @@ def _lists_contents(lines: list[_Line], pages: int) -> bool:
     At least :data:`CONTENTS_MIN_ENTRIES` entries making :data:`CONTENTS_SHARE`
     of the page's lines, each number a page of the document, in order.
     """
-    numbers = [int(match[1]) for line in lines if (match := _CONTENTS_ENTRY.search(line.text))]
+    numbers = [int(match[1]) for line in lines if (match := _contents_entry(line.text))]
     return (
         len(numbers) >= CONTENTS_MIN_ENTRIES
         and len(numbers) >= CONTENTS_SHARE * len(lines)
         and all(a <= b for a, b in pairwise(numbers))
         and numbers[-1] <= pages
     )
+
+
+def _contents_entry(text: str) -> re.Match[str] | None:
+    """The page number ending ``text`` when it reads as a contents entry (words, then the number)."""
+    if not text[-1:].isdigit() or not (match := _PAGE_NUMBER.search(text)):
+        return None
+    return match if any(char.isalpha() for char in text[: match.start()]) else None
 
 
 def _folded(text: str) -> str:
@@ -440,7 +447,7 @@ def _folded(text: str) -> str:
 
 def _entry_key(text: str) -> str:
     """A contents entry's title: its text without leaders and page number, folded."""
-    match = _CONTENTS_ENTRY.search(text)
+    match = _contents_entry(text)
     return _folded(text[: match.start(1)].rstrip(" .") if match else text)
 
 
@@ -451,7 +458,7 @@ def _names_titles(lines: list[_Line], titles: set[str]) -> bool:
     headings (set as headings, or as run-in titles on a line of their own);
     rows of figures sorted by a number ending each are not found elsewhere.
     """
-    entries = [_entry_key(line.text) for line in lines if _CONTENTS_ENTRY.search(line.text)]
+    entries = [_entry_key(line.text) for line in lines if _contents_entry(line.text)]
     return sum(entry in titles for entry in entries) >= CONTENTS_NAMED_SHARE * len(entries)
 
 
