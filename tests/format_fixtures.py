@@ -45,11 +45,22 @@ BOOK_TITLE = "ACME Field Guide 2.1"
 def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
     """A book printed two-sided, as TeX sets one: a contents page (each part and its check, with dot
     leaders and page numbers), the footer holding the page number outside (left on an even page,
-    right on an odd one) beside the book's title, words hyphenated at line ends, and a last page
-    logging readings whose lines end in rising numbers as a contents page's do."""
+    right on an odd one) beside the book's title, a header naming the part a page is in beside the
+    page number, words hyphenated at line ends, and a last page logging readings whose lines end
+    in rising numbers as a contents page's do."""
     from fpdf import FPDF
 
     class Book(FPDF):
+        part = ""
+
+        def header(self) -> None:  # the part a page is in, and the page number outside
+            if self.part:
+                self.set_font("Helvetica", "", 8)
+                number = self.page_no()
+                text = f"{number}    Field notes on the {self.part}"
+                self.cell(0, 6, text if number % 2 == 0 else f"Field notes on the {self.part}    {number}")
+                self.ln(10)
+
         def footer(self) -> None:
             self.set_y(-12)
             self.set_font("Helvetica", "", 8)
@@ -69,6 +80,7 @@ def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
             pdf.cell(0, 5.5, str(page + 2), align="R", new_x="LMARGIN", new_y="NEXT")
     for page in range(pages):
         part = parts[page % len(parts)]
+        pdf.part = part
         pdf.add_page()
         _heading(pdf, f"The {part}", 15)
         pdf.set_font("Helvetica", "", 11)
@@ -80,6 +92,7 @@ def write_book_pdf(path: Path, *, pages: int = 6) -> Path:
             pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
         pdf.ln(3)
         _body(pdf, FILLER * 3)
+    pdf.part = "readings"
     pdf.add_page()  # a log of readings, each line ending in a rising number: not a contents page
     _heading(pdf, "Readings", 15)
     pdf.set_font("Helvetica", "", 11)

@@ -79,8 +79,9 @@ _BY_SUFFIX = {suffix: f.name for f in FORMATS for suffix in f.suffixes}
 #: target, a keyword line) is headed by its name; 8: an image in an HTML table cell is read as its alt text;
 #: 9: a term line right after another is a further signature of its entry, not an entry of its own;
 #: 10: a footnote's label is no entry; 11: a plain-text document's opening title block is its title; 12: a PDF
-#: printed two-sided loses its running lines, a word PDFium hyphenates at a line end is whole, a PDF's
-#: contents pages are left out, and a table drawn without cell borders is read row by row
+#: printed two-sided loses its running lines (and those naming the chapter beside the page number), a word
+#: PDFium hyphenates at a line end is whole, a PDF's contents pages are left out, and a table drawn without
+#: cell borders is read row by row
 PARSE_VERSION = 12
 #: slides and sheets are cited one by one, so a short one is never merged into its neighbour
 _ONE_SECTION_PER_PART = frozenset({"pptx", "xlsx"})

@@ -27,7 +27,8 @@ and only on pages whose ruling lines may draw one
   page whose text, digits ignored and a page number at either end left out
   (a book printed two-sided puts it outside), appears there in the same size
   on at least 60 % of the pages with text (and on three pages or more) is
-  dropped.
+  dropped; so is one whose text changes (the chapter a page is in) but
+  which starts or ends with that page's printed number, on as many pages.
 * **Hyphens at line ends**: a word broken over a line is rejoined when the
   next line starts in lower case (PDFium reports such a hyphen as U+FFFE).
 * **Contents pages**: a page most of whose lines end in page numbers that
@@ -71,6 +72,8 @@ _BULLETS = ("•", "◦", "▪", "‣", "●", "○", "■", "–")
 _SENTENCE_END = (".", ",", ";")
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER_AT_END = re.compile(r"^#\s+|\s+#$")
+#: a number starting or ending a line, where a running line puts the page number
+_EDGE_NUMBER = re.compile(r"^(\d{1,4})\s|\s(\d{1,4})$")
 #: the page number ending a contents entry, after a space or a dot leader
 _PAGE_NUMBER = re.compile(r"[\s.](\d{1,4})$")
 #: a contents page: this many entries at least, this share of its lines, this share found as lines elsewhere
@@ -279,13 +282,19 @@ class _Layout:
     def __init__(self, pages: list[tuple[int, float, list[_Line], list[_Table]]]) -> None:
         self.pages = pages
         running = _running_lines([lines for _, _, lines, _ in pages])
+        numbered = _numbered_lines([(number, lines) for number, _, lines, _ in pages])
         self.no_text = [number for number, _, lines, tables in pages if not lines and not tables]
         if len(self.no_text) == len(pages):
             raise Unparseable(NO_TEXT)
         flows: dict[int, list[_Line | _Table]] = {}
         listing: dict[int, list[_Line]] = {}  # pages that list contents, if their entries are titles found elsewhere
         for number, width, lines, tables in pages:
-            kept = [line for line in lines if _running_key(line) not in running or not _at_edge(line, lines)]
+            edges = {id(line) for line in _edge_lines(lines)}
+            kept = [
+                line
+                for line in lines
+                if id(line) not in edges or (_running_key(line) not in running and id(line) not in numbered)
+            ]
             if not kept and not tables and number not in self.no_text:
                 self.no_text.append(number)  # running header and footer only
             if not tables and _lists_contents(kept, len(pages)):
@@ -301,11 +310,7 @@ class _Layout:
     def _measure(self, flow: list[_Line | _Table]) -> None:
         """Keep ``flow`` and learn from it the body size and the heading levels."""
         self.flow = flow
-        chars: Counter[float] = Counter()
-        for item in self.flow:
-            if isinstance(item, _Line):
-                chars[item.size] += len(item.text)
-        self.body = chars.most_common(1)[0][0] if chars else 0.0
+        self.body = _body_size([item for item in self.flow if isinstance(item, _Line)])
         found = (self._heading_key(item) for item in self.flow if isinstance(item, _Line))
         keys = sorted({key for key in found if key is not None})
         self.levels = {key: min(6, rank + 1) for rank, key in enumerate(keys)}
@@ -474,9 +479,45 @@ def _running_key(line: _Line) -> tuple[str, float]:
     return _PAGE_NUMBER_AT_END.sub("", key) or key, line.size
 
 
-def _at_edge(line: _Line, lines: list[_Line]) -> bool:
+def _edge_lines(lines: list[_Line]) -> list[_Line]:
+    """A page's first two and last two lines, top to bottom, each once: where running lines are."""
     ordered = sorted(lines, key=lambda item: item.top)
-    return line in ordered[:2] or line in ordered[-2:]
+    return ordered if len(ordered) <= 4 else ordered[:2] + ordered[-2:]
+
+
+def _body_size(lines: list[_Line]) -> float:
+    """The font size carrying the most characters of ``lines``: the body text's."""
+    chars: Counter[float] = Counter()
+    for line in lines:
+        chars[line.size] += len(line.text)
+    return chars.most_common(1)[0][0] if chars else 0.0
+
+
+def _numbered_lines(pages: list[tuple[int, list[_Line]]]) -> set[int]:
+    """The ids of the running lines that carry their page's printed number beside a changing title.
+
+    A book heads each page with the chapter it is in and the page number
+    ("Chapter 4: Function reference 12"): the text changes with the
+    chapter, so :func:`_running_lines` misses it, but the number is the
+    page's own. Such a line is among a page's first or last two, set no
+    larger than the body text, short, and starts or ends with a number
+    that is its page's position plus the offset most of these lines share
+    (the printed numbering; a title page and front matter make it differ),
+    on as many pages as a running line needs.
+    """
+    body = _body_size([line for _, lines in pages for line in lines])
+    found: list[tuple[int, int]] = []  # (id of the line, its number less its page's position)
+    for number, lines in pages:
+        for line in _edge_lines(lines):
+            match = _EDGE_NUMBER.search(line.text)
+            if match and line.size <= body and len(line.text) <= MAX_HEADING_CHARS:
+                found.append((id(line), int(match[1] or match[2]) - number))
+    offsets = Counter(offset for _, offset in found)
+    if not offsets:
+        return set()
+    offset, count = offsets.most_common(1)[0]
+    needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * sum(1 for _, lines in pages if lines))
+    return {line for line, its in found if its == offset} if count >= needed else set()
 
 
 def _running_lines(pages: list[list[_Line]]) -> set[tuple[str, float]]:
@@ -484,8 +525,7 @@ def _running_lines(pages: list[list[_Line]]) -> set[tuple[str, float]]:
     with_text = [lines for lines in pages if lines]
     counts: Counter[tuple[str, float]] = Counter()
     for lines in with_text:
-        ordered = sorted(lines, key=lambda item: item.top)
-        counts.update({_running_key(line) for line in ordered[:2] + ordered[-2:]})
+        counts.update({_running_key(line) for line in _edge_lines(lines)})
     needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(with_text))
     return {key for key, count in counts.items() if count >= needed}
 
