@@ -281,19 +281,21 @@ def _lines(page: int, words: list[dict[str, Any]]) -> list[_Line]:
 class _Layout:
     def __init__(self, pages: list[tuple[int, float, list[_Line], list[_Table]]]) -> None:
         self.pages = pages
-        running = _running_lines([lines for _, _, lines, _ in pages])
-        numbered = _numbered_lines([(number, lines) for number, _, lines, _ in pages])
+        edges = {number: _edge_lines(lines) for number, _, lines, _ in pages}
+        running = _running_lines(list(edges.values()))
+        body = _body_size([line for _, _, lines, _ in pages for line in lines])
+        numbered = _numbered_lines(edges, body)
         self.no_text = [number for number, _, lines, tables in pages if not lines and not tables]
         if len(self.no_text) == len(pages):
             raise Unparseable(NO_TEXT)
         flows: dict[int, list[_Line | _Table]] = {}
         listing: dict[int, list[_Line]] = {}  # pages that list contents, if their entries are titles found elsewhere
         for number, width, lines, tables in pages:
-            edges = {id(line) for line in _edge_lines(lines)}
+            at_edge = {id(line) for line in edges[number]}
             kept = [
                 line
                 for line in lines
-                if id(line) not in edges or (_running_key(line) not in running and id(line) not in numbered)
+                if id(line) not in at_edge or (_running_key(line) not in running and id(line) not in numbered)
             ]
             if not kept and not tables and number not in self.no_text:
                 self.no_text.append(number)  # running header and footer only
@@ -450,10 +452,10 @@ def _folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _entry_key(text: str) -> str:
-    """A contents entry's title: its text without leaders and page number, folded."""
-    match = _contents_entry(text)
-    return _folded(text[: match.start(1)].rstrip(" .") if match else text)
+def _entry_key(text: str, number: re.Match[str]) -> str:
+    """A contents entry's title: its text before the page ``number`` (:func:`_contents_entry`) and its
+    leaders, folded."""
+    return _folded(text[: number.start(1)].rstrip(" ."))
 
 
 def _names_titles(lines: list[_Line], titles: set[str]) -> bool:
@@ -463,7 +465,7 @@ def _names_titles(lines: list[_Line], titles: set[str]) -> bool:
     headings (set as headings, or as run-in titles on a line of their own);
     rows of figures sorted by a number ending each are not found elsewhere.
     """
-    entries = [_entry_key(line.text) for line in lines if _contents_entry(line.text)]
+    entries = [_entry_key(line.text, match) for line in lines if (match := _contents_entry(line.text))]
     return sum(entry in titles for entry in entries) >= CONTENTS_NAMED_SHARE * len(entries)
 
 
@@ -493,22 +495,22 @@ def _body_size(lines: list[_Line]) -> float:
     return chars.most_common(1)[0][0] if chars else 0.0
 
 
-def _numbered_lines(pages: list[tuple[int, list[_Line]]]) -> set[int]:
+def _numbered_lines(edges: dict[int, list[_Line]], body: float) -> set[int]:
     """The ids of the running lines that carry their page's printed number beside a changing title.
 
     A book heads each page with the chapter it is in and the page number
     ("Chapter 4: Function reference 12"): the text changes with the
     chapter, so :func:`_running_lines` misses it, but the number is the
-    page's own. Such a line is among a page's first or last two, set no
-    larger than the body text, short, and starts or ends with a number
+    page's own. Such a line is among a page's first or last two
+    (``edges``, by page number), set no larger than the ``body`` text size,
+    short, and starts or ends with a number
     that is its page's position plus the offset most of these lines share
     (the printed numbering; a title page and front matter make it differ),
     on as many pages as a running line needs.
     """
-    body = _body_size([line for _, lines in pages for line in lines])
     found: list[tuple[int, int]] = []  # (id of the line, its number less its page's position)
-    for number, lines in pages:
-        for line in _edge_lines(lines):
+    for number, lines in edges.items():
+        for line in lines:
             match = _EDGE_NUMBER.search(line.text)
             if match and line.size <= body and len(line.text) <= MAX_HEADING_CHARS:
                 found.append((id(line), int(match[1] or match[2]) - number))
@@ -516,16 +518,16 @@ def _numbered_lines(pages: list[tuple[int, list[_Line]]]) -> set[int]:
     if not offsets:
         return set()
     offset, count = offsets.most_common(1)[0]
-    needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * sum(1 for _, lines in pages if lines))
+    needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * sum(1 for lines in edges.values() if lines))
     return {line for line, its in found if its == offset} if count >= needed else set()
 
 
-def _running_lines(pages: list[list[_Line]]) -> set[tuple[str, float]]:
-    """Texts (digits ignored) and sizes found among the first or last two lines of most pages."""
-    with_text = [lines for lines in pages if lines]
+def _running_lines(edges: list[list[_Line]]) -> set[tuple[str, float]]:
+    """Texts (digits ignored) and sizes found among the first or last two lines (``edges``) of most pages."""
+    with_text = [lines for lines in edges if lines]
     counts: Counter[tuple[str, float]] = Counter()
     for lines in with_text:
-        counts.update({_running_key(line) for line in _edge_lines(lines)})
+        counts.update({_running_key(line) for line in lines})
     needed = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(with_text))
     return {key for key, count in counts.items() if count >= needed}
 
