@@ -8,6 +8,7 @@
     python benchmarks/fetch_corpus.py jinja-docs         # → .cache/corpora/jinja-docs
     python benchmarks/fetch_corpus.py click-docs         # → .cache/corpora/click-docs
     python benchmarks/fetch_corpus.py gnuplot-manual     # → .cache/corpora/gnuplot-manual
+    python benchmarks/fetch_corpus.py flask-docs         # → .cache/corpora/flask-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -45,11 +46,15 @@ pages. ``gnuplot-manual``: gnuplot 5.4's reference manual as one PDF typeset
 by LaTeX, ``gnuplot.pdf`` of Debian's ``gnuplot-doc`` 5.4.4 (the gnuplot
 licence: free to use, copy and distribute, changes only as patches): 311 pages printed
 two-sided, with a table of contents and an index, the PDF a user is handed.
+``flask-docs``: Flask 3.1.0's documentation as its authors write it, the
+``docs`` folder of the source distribution on PyPI (BSD-3-Clause):
+reStructuredText with Sphinx's directives and roles, 75 pages, the
+configuration reference written as ``.. py:data::`` entries.
 ``search_quality.py``
-scores each when it is present. Only the Debian
-archive is needed (``deb.debian.org``); the package's SHA-256 is checked
-before anything is written, and symbolic links (to fonts and scripts
-elsewhere in the package) are left out.
+scores each when it is present. Only the Debian archive (``deb.debian.org``)
+and PyPI's file host are needed; the archive's SHA-256 is checked before
+anything is written, and symbolic links (to fonts and scripts elsewhere in
+the package) are left out.
 """
 
 from __future__ import annotations
@@ -71,9 +76,9 @@ MIRROR = "https://deb.debian.org/debian/"
 
 @dataclass(frozen=True)
 class Package:
-    """One folder inside one Debian package, pinned by the package's checksum."""
+    """One folder inside one Debian package or source archive, pinned by the archive's checksum."""
 
-    pool_path: str
+    pool_path: str  # under the Debian mirror, or a whole ``https://`` URL (a source archive on PyPI)
     sha256: str
     folder: str  # inside the package's data archive
     suffix: str = ""  # appended to every file name (plain text shipped without one)
@@ -123,6 +128,11 @@ PACKAGES = {
         "usr/share/doc/gnuplot/",
         only=("gnuplot.pdf",),
     ),
+    "flask-docs": Package(
+        "https://files.pythonhosted.org/packages/89/50/dff6380f1c7f84135484e176e0cac8690af72fa90e932ad2a0a60e28c69b/flask-3.1.0.tar.gz",
+        "5f873c5184c897c8d9d1b05df1e3d01b14910ce69607a117bd3277098a5836ac",
+        "flask-3.1.0/docs/",
+    ),
 }
 
 
@@ -144,7 +154,8 @@ def ar_members(data: bytes) -> dict[str, bytes]:
 def fetch(name: str, to: Path) -> int:
     """Download ``name``'s package, check its checksum and unpack its folder into ``to``; how many files."""
     package = PACKAGES[name]
-    with urllib.request.urlopen(MIRROR + package.pool_path, timeout=120) as response:
+    url = package.pool_path if package.pool_path.startswith("https://") else MIRROR + package.pool_path
+    with urllib.request.urlopen(url, timeout=120) as response:
         data = response.read()
     digest = hashlib.sha256(data).hexdigest()
     if digest != package.sha256:
@@ -152,28 +163,25 @@ def fetch(name: str, to: Path) -> int:
     return unpack(data, package.folder, to, package.suffix, package.only)
 
 
-def unpack(deb: bytes, folder: str, to: Path, suffix: str = "", only: tuple[str, ...] = ()) -> int:
-    """The regular files under ``folder`` of the ``.deb`` ``deb`` (those named in ``only``, if any),
-    written under ``to`` (replaced whole); how many.
+def unpack(archive: bytes, folder: str, to: Path, suffix: str = "", only: tuple[str, ...] = ()) -> int:
+    """The regular files under ``folder`` of ``archive`` (a ``.deb``'s data archive, or a tar
+    archive itself), those named in ``only`` if any, written under ``to`` (replaced whole); how many.
 
     The files are written beside ``to`` first and moved into place at the
     end, so an interrupted fetch never leaves a half corpus to be scored.
     """
-    members = ar_members(deb)
-    data = next((members[key] for key in members if key.startswith("data.tar")), None)
-    if data is None:
-        raise ValueError("the package has no data archive")
+    data = _data_archive(archive) if archive.startswith(b"!<arch>\n") else archive
     written = 0
     partial = to.with_name(to.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for entry in archive:
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for entry in tar:
             name = entry.name.removeprefix("./")
             if not entry.isfile() or not name.startswith(folder) or ".." in PurePosixPath(name).parts:
                 continue
             if only and name[len(folder) :] not in only:
                 continue
-            source = archive.extractfile(entry)
+            source = tar.extractfile(entry)
             if source is None:
                 continue
             target = partial / (name[len(folder) :] + suffix)
@@ -183,6 +191,15 @@ def unpack(deb: bytes, folder: str, to: Path, suffix: str = "", only: tuple[str,
     shutil.rmtree(to, ignore_errors=True)
     partial.rename(to)
     return written
+
+
+def _data_archive(deb: bytes) -> bytes:
+    """The data archive of the ``.deb`` ``deb``: the tar of the files it installs."""
+    members = ar_members(deb)
+    data = next((members[key] for key in members if key.startswith("data.tar")), None)
+    if data is None:
+        raise ValueError("the package has no data archive")
+    return data
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -156,6 +156,7 @@ CORPORA = (
     Corpus("jinja-docs", FETCHED / "jinja-docs", fetch="python benchmarks/fetch_corpus.py jinja-docs"),
     Corpus("click-docs", FETCHED / "click-docs", fetch="python benchmarks/fetch_corpus.py click-docs"),
     Corpus("gnuplot-manual", FETCHED / "gnuplot-manual", fetch="python benchmarks/fetch_corpus.py gnuplot-manual"),
+    Corpus("flask-docs", FETCHED / "flask-docs", fetch="python benchmarks/fetch_corpus.py flask-docs"),
 )
 
 

@@ -1,4 +1,4 @@
-"""benchmarks/fetch_corpus.py unpacks one folder of a Debian package: regular files only, all or nothing."""
+"""benchmarks/fetch_corpus.py unpacks one folder of a Debian package or a source archive: regular files only, all or nothing."""
 
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ def ar(members: dict[str, bytes]) -> bytes:
     return b"".join(out)
 
 
-def data_tar(files: dict[str, bytes], links: dict[str, str]) -> bytes:
+def data_tar(files: dict[str, bytes], links: dict[str, str], mode: str = "w:xz") -> bytes:
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:xz") as archive:
+    with tarfile.open(fileobj=buffer, mode=mode) as archive:
         for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -77,8 +77,20 @@ def test_a_package_without_a_data_archive_is_refused(tmp_path: Path) -> None:
     fetcher = load_fetcher()
     with pytest.raises(ValueError, match="no data archive"):
         fetcher.unpack(ar({"debian-binary": b"2.0\n"}), "usr/", tmp_path / "out")
-    with pytest.raises(ValueError, match="not an ar archive"):
+    with pytest.raises(tarfile.ReadError):
         fetcher.unpack(b"PK\x03\x04", "usr/", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_source_archive_is_unpacked_as_the_tar_it_is(tmp_path: Path) -> None:
+    fetcher = load_fetcher()
+    sdist = data_tar(
+        {"flask-3.1.0/docs/index.rst": b"Flask\n=====\n", "flask-3.1.0/docs/api.rst": b"API\n===\n", "flask-3.1.0/README.md": b"r"},
+        {},
+        mode="w:gz",
+    )
+    assert fetcher.unpack(sdist, "flask-3.1.0/docs/", tmp_path / "flask") == 2
+    assert sorted(path.name for path in (tmp_path / "flask").iterdir()) == ["api.rst", "index.rst"]
 
 
 def test_a_suffix_is_appended_to_files_shipped_without_one(tmp_path: Path) -> None:
