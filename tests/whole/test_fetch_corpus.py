@@ -85,7 +85,11 @@ def test_a_package_without_a_data_archive_is_refused(tmp_path: Path) -> None:
 def test_a_source_archive_is_unpacked_as_the_tar_it_is(tmp_path: Path) -> None:
     fetcher = load_fetcher()
     sdist = data_tar(
-        {"flask-3.1.0/docs/index.rst": b"Flask\n=====\n", "flask-3.1.0/docs/api.rst": b"API\n===\n", "flask-3.1.0/README.md": b"r"},
+        {
+            "flask-3.1.0/docs/index.rst": b"Flask\n=====\n",
+            "flask-3.1.0/docs/api.rst": b"API\n===\n",
+            "flask-3.1.0/README.md": b"r",
+        },
         {},
         mode="w:gz",
     )
