@@ -52,6 +52,32 @@ def test_a_snake_case_segment_of_a_longer_name_is_indexed_whole() -> None:
     assert index_terms("url_path") == ["url_path", "url", "path"]
 
 
+@pytest.mark.parametrize(
+    ("text", "whole", "findable_by"),
+    [
+        ("Put it in .env first", ".env", ["env"]),
+        ("the .python-version file", ".python-version", ["python-version", "python", "version"]),
+        ("read from ~/.config/uv/uv.toml", "~/.config/uv/uv.toml", ["config", "uv", "toml"]),
+        ("run ./configure", "./configure", ["configure"]),
+        (":data:`.request_started` is sent", ".request_started", ["request_started", "request"]),
+        (":meth:`~.Flask.before_request`", "~.flask.before_request", ["flask.before_request", "before_request"]),
+    ],
+)
+def test_a_name_opening_with_a_dot_or_a_home_path_is_indexed(text: str, whole: str, findable_by: list[str]) -> None:
+    # Until analysis version 10 a token could not open with a dot, so hidden files, relative and
+    # home paths and Sphinx's short references were in no term at all, and searching one failed.
+    terms = index_terms(text)
+    assert whole in terms and set(findable_by) <= set(terms)
+    assert whole in identifiers(text)
+    typed = analyse_query(whole.removeprefix("~.")).content
+    assert len(typed) == 1 and set(typed[0].exact) & set(terms)
+
+
+def test_a_tilde_opens_a_name_only_before_a_dot_or_a_slash() -> None:
+    assert index_terms("about ~5 seconds")[:2] == ["about", "5"]
+    assert identifiers("about ~5 seconds") == []
+
+
 def test_plain_words_are_not_identifiers() -> None:
     assert identifiers("The Cache is fine. Python 3 and uv.") == []
     assert index_terms("Hello") == ["hello"]

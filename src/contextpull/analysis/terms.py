@@ -39,12 +39,19 @@ from operator import itemgetter
 from typing import Any
 
 #: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
-ANALYSIS_VERSION = "9"
+ANALYSIS_VERSION = "10"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
-_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
+#: what a name may open with: a flag's dashes (``--no-cache``), a path's slashes, a hidden file's dot
+#: (``.env``, ``.python-version``), a relative or home path (``./configure``, ``~/.config/uv``), and a
+#: Sphinx reference's ``.`` or ``~.`` (``:meth:`~.Flask.before_request```); ``~`` only before ``.`` or
+#: ``/``, so "~5 seconds" is still the number
+_LEAD = r"(?:-{1,2}|~?/{1,2}\.?|\.{1,2}/|~?\.)?"
+_TOKEN = re.compile(rf"(?<![\w.\-/]){_LEAD}\w+(?:[./\-]+\w+)*(?:/(?![\w.\-/]))?", re.UNICODE)
 #: a query token; a ``*`` ends it as a wildcard only when no word or ``*`` follows (``PIP_*``, not ``3**3`` or ``a*b``)
-_QUERY_TOKEN = re.compile(r"(?<![\w.\-/])(?:-{1,2}|/{1,2})?\w+(?:[./\-]+\w+)*[./\-]*(?:\*(?![\w*]))?", re.UNICODE)
+_QUERY_TOKEN = re.compile(rf"(?<![\w.\-/]){_LEAD}\w+(?:[./\-]+\w+)*[./\-]*(?:\*(?![\w*]))?", re.UNICODE)
+#: the marks :data:`_LEAD` may open a name with
+_LEAD_MARKS = "-/.~"
 _PIECE = re.compile(r"[^\W_]+", re.UNICODE)
 #: the segments of a name between its dots, dashes and slashes
 _SEGMENT = re.compile(r"\w+", re.UNICODE)
@@ -82,8 +89,8 @@ def _camel_pieces(word: str) -> list[str]:
 
 
 def is_compound(term: str) -> bool:
-    """True for separator-joined identifiers such as ``TX-4419``, ``3.12``, ``uv_cache_dir`` or ``docs/``."""
-    return len(_split(term)) > 1 or term.startswith(("-", "/")) or term.endswith("/")
+    """True for separator-joined identifiers such as ``TX-4419``, ``3.12``, ``uv_cache_dir``, ``docs/`` or ``.env``."""
+    return len(_split(term)) > 1 or term.startswith(tuple(_LEAD_MARKS)) or term.endswith("/")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -190,7 +197,7 @@ def _token_terms(raw: str) -> tuple[str, ...]:
         return (token, *_with_stems([token])[1:])
     parts = _split(raw)
     pieces = [piece.casefold() for part in parts for piece in (_camel_pieces(part) or [part])]
-    bare = token.lstrip("-/")
+    bare = token.lstrip(_LEAD_MARKS)
     head = (token, bare) if bare != token and len(pieces) > 1 else (token,)
     # A part of a longer name that is a name in its own right is indexed whole too, so the name
     # typed alone finds the path: a camelCase part (`GetterDict` of `pydantic.utils.GetterDict`),
