@@ -357,3 +357,28 @@ def test_rst_reference_entries_name_the_parts_of_a_long_section() -> None:
     assert entries[:4] == ["BIND", "WORKERS", "TIMEOUT", "KEEPALIVE"]  # not the alias, the option, nor the version
     assert all(path[:2] == ("Settings", "Options") for path in paths[1:])
     assert "One more thing." not in entries  # a note is not an entry
+
+
+def _entries_under(titles: str) -> str:
+    return titles + "".join(
+        f".. confval:: {name}\n\n   What {name} sets: {'a fair amount of detail. ' * 6}\n\n"
+        for name in ("BIND", "WORKERS", "TIMEOUT")
+    )
+
+
+def test_an_rst_entry_under_a_shallow_title_is_a_section_of_its_own() -> None:
+    # One level below "Options" (level 2) is 3, the default max_depth: each entry is cited alone, as a
+    # Markdown reference's `###` setting is (until 2026-12-07 they shared one section, named by the first).
+    text = _entries_under("Settings\n========\n\nOptions\n-------\n\n")
+    doc = parse(text, SectionSettings(max_chars=3000, min_chars=50), path="settings.rst", fmt="rst")
+    assert [s.heading_path for s in doc.sections] == [
+        ("Settings", "Options", "BIND"),  # a bare title merges forward into its first entry (ADR 022)
+        ("Settings", "Options", "WORKERS"),
+        ("Settings", "Options", "TIMEOUT"),
+    ]
+
+
+def test_an_rst_entry_under_a_deep_title_stays_inside_its_section() -> None:
+    text = _entries_under("Settings\n========\n\nOptions\n-------\n\nNetwork\n~~~~~~~\n\n")
+    doc = parse(text, SectionSettings(max_chars=3000, min_chars=50), path="settings.rst", fmt="rst")
+    assert [s.heading_path for s in doc.sections] == [("Settings", "Options", "Network", "BIND")]

@@ -58,7 +58,8 @@ _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 #: link target (Sphinx's ``<dt id="django.db.models.query.QuerySet.filter">``) or a known theme's keyword
 #: div (HAProxy's manual: ``<div class="keyword">``). Its name is a heading of the deepest level, below the
 #: levels that start sections (``max_depth``, 3 by default), so it names the part of a long section it
-#: starts, as ``rst.ENTRY_LEVEL`` does for a reStructuredText directive (ADR 022, 2026-12-07 follow-up)
+#: starts (ADR 022, 2026-12-07 follow-up; a reStructuredText entry sits one level below its title instead,
+#: ``rst.ENTRY_BELOW_TITLE``: measured there, not yet on built HTML)
 ENTRY_LEVEL = 6
 _ENTRY_CLASSES = frozenset({"keyword"})
 #: docutils' footnote and citation lists: their terms are link targets, but labels ("1", "[Ref]"), not names

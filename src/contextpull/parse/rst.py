@@ -15,7 +15,10 @@ where a section may start or be cut:
   tables (``=====  =====`` borders, header ended by the second border) may be
   divided only between rows, and every part carries the header;
 * **directives** (``.. note::`` and the rest) are containers: the directive
-  line with its indented body, divisible at the body's paragraph breaks;
+  line with its indented body, divisible at the body's paragraph breaks; a
+  directive documenting the thing it names (an *entry*: ``.. confval::
+  NAME``, ``.. function:: run(port)``) is headed by that name one level
+  below the title it sits under;
 * lists divide between items, block quotes at blank lines, and everything
   else is paragraphs.
 
@@ -54,9 +57,12 @@ _NOT_ENTRIES = frozenset(
         "warning", "admonition", "topic", "sidebar", "rubric",
     }
 )  # fmt: skip
-#: the level of an entry's heading: below every level that starts a section (``max_depth`` is at most 6),
-#: so an entry names the part of a long section it starts or continues, as a deeper Markdown heading does
-ENTRY_LEVEL = 7
+#: an entry's heading is one level below the title it sits under, as a Markdown reference heads each
+#: setting one level below its group: under a title shallow enough (``max_depth``, 3 by default) it
+#: starts a section of its own, citable alone (Flask's ``.. py:data:: PERMANENT_SESSION_LIFETIME``
+#: under "Builtin Configuration Values"); deeper, it names the part of a long section it starts or
+#: continues (ADR 022, 2026-12-07 follow-ups)
+ENTRY_BELOW_TITLE = 1
 #: the longest entry name kept in a heading path
 _ENTRY_NAME = 80
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "highlight", "doctest"})
@@ -142,6 +148,8 @@ class _Parser:
         self.tables: list[Span] = []
         self.styles: list[tuple[str, bool]] = []
         self.lead = ""
+        #: the level of the last title read (0 before the first), which an entry sits under
+        self.title_level = 0
 
     def build(self) -> Outline:
         lines = self.lines
@@ -240,7 +248,8 @@ class _Parser:
 
     def _heading(self, first: int, stop: int, title: str, style: tuple[str, bool]) -> None:
         start, end = self._span(first, stop)
-        self.blocks.append(Block(start, end, "heading", self._level(style), plain_text(title)))
+        self.title_level = self._level(style)
+        self.blocks.append(Block(start, end, "heading", self.title_level, plain_text(title)))
 
     def _paragraph(self, i: int) -> int:
         stop = i
@@ -317,7 +326,8 @@ class _Parser:
         if not self._has_body(head, stop):
             return i
         start, end = self._span(i, head)
-        self.blocks.append(Block(start, end, "heading", ENTRY_LEVEL, " ".join(title.split())[:_ENTRY_NAME]))
+        level = self.title_level + ENTRY_BELOW_TITLE
+        self.blocks.append(Block(start, end, "heading", level, " ".join(title.split())[:_ENTRY_NAME]))
         return head
 
     def _has_body(self, first: int, stop: int) -> bool:
