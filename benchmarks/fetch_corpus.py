@@ -9,6 +9,7 @@
     python benchmarks/fetch_corpus.py click-docs         # → .cache/corpora/click-docs
     python benchmarks/fetch_corpus.py gnuplot-manual     # → .cache/corpora/gnuplot-manual
     python benchmarks/fetch_corpus.py flask-docs         # → .cache/corpora/flask-docs
+    python benchmarks/fetch_corpus.py git-docs           # → .cache/corpora/git-docs
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -50,6 +51,13 @@ two-sided, with a table of contents and an index, the PDF a user is handed.
 ``docs`` folder of the source distribution on PyPI (BSD-3-Clause):
 reStructuredText with Sphinx's directives and roles, 75 pages, the
 configuration reference written as ``.. py:data::`` entries.
+``git-docs``: Git 2.39's manual pages, user manual, how-tos and technical
+notes, the ``/usr/share/doc/git-doc`` folder of Debian's ``git-doc``
+2.39.5 (GPL-2.0): each page as the HTML asciidoc builds and, beside it in
+the same folder, the asciidoc source it was built from (``git-log.html``
+and ``git-log.txt``), and the sources' shared fragments
+(``merge-options.txt``) on their own: one manual in two formats, as that
+package installs it.
 ``search_quality.py``
 scores each when it is present. Only the Debian archive (``deb.debian.org``)
 and PyPI's file host are needed; the archive's SHA-256 is checked before
@@ -127,6 +135,11 @@ PACKAGES = {
         "73fe1816a296594cf6a1d38528f8d740fd650f57a2cb62e029f7920fcd5b31f0",
         "usr/share/doc/gnuplot/",
         only=("gnuplot.pdf",),
+    ),
+    "git-docs": Package(
+        "pool/main/g/git/git-doc_2.39.5-0+deb12u3_all.deb",
+        "3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec",
+        "usr/share/doc/git-doc/",
     ),
     "flask-docs": Package(
         "https://files.pythonhosted.org/packages/89/50/dff6380f1c7f84135484e176e0cac8690af72fa90e932ad2a0a60e28c69b/flask-3.1.0.tar.gz",

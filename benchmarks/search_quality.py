@@ -7,9 +7,10 @@
     python benchmarks/search_quality.py --rows search,tantivy --misses   # the questions search loses to the best push row
 
 Corpora: the bundled ``examples/corpus``, the shared corpora under
-``../shared/corpora``, and the Rust book and Django's docs as HTML, fetched
-from the Debian archive by ``benchmarks/fetch_corpus.py`` (each skipped, with
-a printed reason, where absent). Eval
+``../shared/corpora``, and the documentation sets fetched from the Debian
+archive and PyPI by ``benchmarks/fetch_corpus.py`` (the Rust book, Django,
+HAProxy, Debian Policy, licences, Jinja, Click, gnuplot, Flask and git; each
+skipped, with a printed reason, where absent). Eval
 sets, all committed under ``benchmarks/evalsets/<corpus>/``:
 
 * ``computed``: the shapes pushpull builds with no model (aggregation, table),
@@ -157,6 +158,7 @@ CORPORA = (
     Corpus("click-docs", FETCHED / "click-docs", fetch="python benchmarks/fetch_corpus.py click-docs"),
     Corpus("gnuplot-manual", FETCHED / "gnuplot-manual", fetch="python benchmarks/fetch_corpus.py gnuplot-manual"),
     Corpus("flask-docs", FETCHED / "flask-docs", fetch="python benchmarks/fetch_corpus.py flask-docs"),
+    Corpus("git-docs", FETCHED / "git-docs", fetch="python benchmarks/fetch_corpus.py git-docs"),
 )
 
 
