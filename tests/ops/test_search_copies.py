@@ -160,3 +160,41 @@ def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
     assert sorted(store.read) == list(range(22)) and set(texts) == set(store.read)
     scores = [hit.score for hit in out]
     assert scores == sorted(scores, reverse=True)
+
+
+#: one manual page in two formats in one folder, as Debian's git documentation ships each: the source and
+#: the page built from it, the same words with other markup; and a page of another name saying other things
+FORMATS = {
+    "man/git-reset.md": (
+        "# git-reset\n\n## OPTIONS\n\n**--soft** does not touch the index file or the working tree at all, but resets"
+        " the head to the given commit, leaving every change staged.\n"
+    ),
+    "man/git-reset.markdown": (
+        "# git-reset\n\n## OPTIONS\n\n`--soft`:: Does not touch the index file or the working tree at all, but"
+        " resets the head to the given commit, leaving every change staged (see linkgit:git-status[1]).\n"
+    ),
+    "man/git-restore.md": (
+        "# git-restore\n\n## OPTIONS\n\n**--staged** restores the index file from the given commit; the working tree"
+        " is left as it is unless --worktree is given too.\n"
+    ),
+}
+
+
+def test_a_page_in_another_format_beside_it_repeats_it_in_other_markup(tmp_path: Path) -> None:
+    store = tmp_path / "formats.sqlite"
+    ingest(write_corpus(tmp_path / "man", FORMATS), store, ONE_SECTION_PER_HEADING)
+    with Ops.open(store) as ops:
+        hits = ops.search("does soft reset touch the index file or the working tree", limit=2).hits
+        everything = ops.search("does soft reset touch the index file or the working tree", limit=10).hits
+    assert hits[0].doc.startswith("man/git-reset.") and hits[1].doc == "man/git-restore.md"
+    # the other format's copy is not dropped: it waits below the page that adds something
+    assert {hit.doc for hit in everything} == set(FORMATS)
+
+
+def test_nearly_the_same_words_in_their_order() -> None:
+    source = "`--soft`:: Does not touch the index file or the working tree at all, but resets the head."
+    built = "--soft Does not touch the index file or the working tree at all, but resets the head."
+    assert copies.nearly_the_same(source, built)
+    # the same words in another order say something else
+    assert not copies.nearly_the_same(source, "the head resets the index file, but does not touch the working tree")
+    assert not copies.nearly_the_same("two words", "two words")  # too short to tell: only equal text is a copy

@@ -17,7 +17,14 @@ filled half the first hits over the Rust book with copies of the chapter
 pages above them. Sections whose text matches but whose pages or headings
 differ (``--save-dev`` under ``pnpm add`` and under ``pnpm install``: the
 same heading path on pages of two names) are different answers and both
-stay. Of a section and its copy on a gathering page, the section on its own
+stay. The same page in another format beside it (``git-log.html`` and the
+``git-log.txt`` it was built from, in one folder: Debian's git documentation
+ships both) repeats its sections with other markup (asciidoc's
+``--soft::`` and ``linkgit:git-reset[1]`` against the HTML's text), often
+split at other places:
+there a section is a copy when nearly all its words, in their order, are in
+the hit above (:func:`nearly_the_same`; 2026-12-07, a held-out git set:
+recall@5 0.520 → 0.600). Of a section and its copy on a gathering page, the section on its own
 page is shown, in the better place of the two: its id names the page it is
 from, and ``neighbours`` read that page. A copy is never dropped: it moves
 after the first ``wanted`` hits that are not copies, so asking for more hits
@@ -31,11 +38,20 @@ texts read are kept for the caller's snippets.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ..store.reader import StoreReader
 from .ranking import RankedSection, never_rising
+
+#: a section of a page in another format is a copy of a hit above when this share of the shorter one's
+#: word triples are in the other: of seven pairs of git's asciidoc sources and HTML pages measured, six
+#: shared 0.94 to 1.00 and one split at another place 0.798; words in their order are rarely shared so
+#: widely by sections that say different things
+NEAR_SHARE = 0.8
+_WORD = re.compile(r"[^\W_]+")
 
 
 def copies_last(
@@ -62,7 +78,7 @@ def copies_last(
         here = placed.setdefault(path[-1] if path else hit.title, [])
         earlier = [other for other in here if _same_place(hit, other)]
         text = _text(store, hit.section.rowid, texts, spaced) if earlier else ""
-        if any(_text(store, other.section.rowid, texts, spaced) == text for other in earlier):
+        if any(_copies(hit, other, text, _text(store, other.section.rowid, texts, spaced)) for other in earlier):
             copies.append(hit)
             continue
         original = _original(store, hit, order[position:], texts, spaced)
@@ -97,6 +113,36 @@ def _original(
         return None
     text = _text(store, hit.section.rowid, texts, spaced)
     return next((other for other in candidates if _text(store, other.section.rowid, texts, spaced) == text), None)
+
+
+def _copies(hit: RankedSection, other: RankedSection, text: str, other_text: str) -> bool:
+    """Whether ``hit`` (its ``text``, spacing collapsed) copies ``other``, a hit above it at the same place."""
+    if text == other_text:
+        return True
+    return _other_format(hit.section.path, other.section.path) and nearly_the_same(text, other_text)
+
+
+def _other_format(path: str, other: str) -> bool:
+    """True when ``path`` and ``other`` name one page in two formats: one folder and name, other suffixes."""
+    return path != other and posixpath.splitext(path)[0] == posixpath.splitext(other)[0]
+
+
+def nearly_the_same(text: str, other: str) -> bool:
+    """True when at least :data:`NEAR_SHARE` of the word triples of the shorter text are in the longer.
+
+    Word triples keep the words' order, so two sections using one
+    vocabulary for different things do not match; markup between the words
+    (``**``, ``::``, `````) is not a word and does not count.
+    """
+    mine, theirs = _triples(text), _triples(other)
+    if not mine or not theirs:
+        return False
+    return len(mine & theirs) >= NEAR_SHARE * min(len(mine), len(theirs))
+
+
+def _triples(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.casefold())
+    return {tuple(words[at : at + 3]) for at in range(len(words) - 2)}
 
 
 def _same_place(hit: RankedSection, other: RankedSection) -> bool:
