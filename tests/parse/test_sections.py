@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from contextpull.parse import plaintext
 from contextpull.parse.formats import format_for
 from contextpull.parse.sections import parse_document
 from contextpull.settings import SectionSettings
@@ -256,6 +257,29 @@ def test_plain_text_headings() -> None:
     ]
     assert doc.summary == "INTRODUCTION: This explains things."
     assert doc.format == "text"
+
+
+def test_plain_text_underlines_go_as_deep_as_asciidoc_sources() -> None:
+    # git's manual pages as their asciidoc sources: a page title over ===, sections over ---, each hook over ~~~
+    text = (
+        "githooks(5)\n===========\n\nHOOKS\n-----\n\nHooks run at points of Git's work.\n\n"
+        "pre-receive\n~~~~~~~~~~~\n\nThis hook is invoked when the server reacts to a push.\n\n"
+        "Options\n^^^^^^^\n\nIts standard input lists the refs.\n\n"
+        "post-receive\n~~~~~~~~~~\n\nIt runs once after all the refs have been updated.\n\n"
+        "print(value\n      ^^^\n"
+    )
+    doc = parse(text, path="githooks.txt", fmt="text")
+    assert [s.heading_path for s in doc.sections] == [
+        ("githooks(5)",),
+        ("githooks(5)", "HOOKS"),
+        ("githooks(5)", "HOOKS", "pre-receive"),
+        # an underline two short still underlines; a caret marking a column of code does not
+        ("githooks(5)", "HOOKS", "post-receive"),
+    ]
+    # ^^^ is a level-4 heading: below the levels that start sections, it stays in its hook's
+    assert "Options\n^^^^^^^" in doc.sections[2].text
+    headings = [(block.level, block.heading) for block in plaintext.outline(text).blocks if block.kind == "heading"]
+    assert (4, "Options") in headings and not any(title.startswith("print") for _, title in headings)
 
 
 @pytest.mark.parametrize(

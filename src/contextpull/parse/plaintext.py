@@ -4,8 +4,11 @@ Plain text has no markup, but most documents still have visible headings;
 recognising them gives sections a meaningful heading path. A paragraph
 (a run of non-blank lines) is a heading when it is:
 
-* a short line underlined with ``===`` (level 1) or ``---`` (level 2); any
-  lines after the underline are a paragraph of their own;
+* a short line underlined with ``===`` (level 1) or ``---`` (level 2), or,
+  as AsciiDoc and reStructuredText sources go deeper, with ``~~~`` (level 3)
+  or ``^^^`` (level 4) at least as long as the line less two (a caret
+  marking a column under a line of code is shorter); any lines after the
+  underline are a paragraph of their own;
 * a single short line (at most 60 characters, no sentence punctuation at the
   end) that is numbered like ``1.2 Scope`` (level = number of components,
   at most 6), or ALL CAPS (level 1), or Title Case (level 2: every word longer
@@ -29,7 +32,13 @@ from .blocks import Block, Outline, line_offsets, tile
 __all__ = ["outline"]
 
 _MAX_HEADING = 60
-_UNDERLINE = re.compile(r"(={3,}|-{3,})[ \t]*")
+_UNDERLINE = re.compile(r"(={3,}|-{3,}|~{3,}|\^{3,})[ \t]*")
+#: the level each underline character gives, in AsciiDoc's order (git's manual pages: ``HOOKS`` over
+#: ``---``, each hook's name over ``~~~``); ``+`` is left out: ``++++`` opens an AsciiDoc passthrough block
+_UNDERLINE_LEVELS = {"=": 1, "-": 2, "~": 3, "^": 4}
+#: underlines that must span the line they underline (less this many characters) to make it a heading
+_MEASURED = frozenset("~^")
+_UNDERLINE_SLACK = 2
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
 _SENTENCE_END = (".", ",", ";", ":", "!")
 _LIST_MARKS = ("- ", "* ", "+ ", "• ")
@@ -42,12 +51,12 @@ def outline(text: str) -> Outline:
     lead = ""
     for first, stop in _paragraphs(lines):
         head = lines[first].strip()
-        underline = _UNDERLINE.fullmatch(lines[first + 1]) if stop - first > 1 else None
+        underline = _underline(head, lines[first + 1]) if stop - first > 1 else None
         if not blocks and (title := _title_block(lines[first:stop])):
             blocks.append(Block(offsets[first], offsets[stop], "heading", 1, title))
             continue
         if underline and len(head) <= 80:
-            level = 1 if underline.group(1)[0] == "=" else 2
+            level = _UNDERLINE_LEVELS[underline[0]]
             blocks.append(Block(offsets[first], offsets[first + 2], "heading", level, head))
             first += 2
             if first == stop:
@@ -59,6 +68,17 @@ def outline(text: str) -> Outline:
         if not lead:
             lead = text[offsets[first] : offsets[stop]]
     return Outline(blocks=tile(blocks, text), lead=lead)
+
+
+def _underline(head: str, line: str) -> str | None:
+    """The underline ``line`` draws under the line ``head``, or None when it draws none."""
+    match = _UNDERLINE.fullmatch(line)
+    if match is None:
+        return None
+    marks = match.group(1)
+    if marks[0] in _MEASURED and len(marks) < len(head) - _UNDERLINE_SLACK:
+        return None
+    return marks
 
 
 def _paragraphs(lines: list[str]):
