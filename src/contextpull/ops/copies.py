@@ -141,6 +141,7 @@ def nearly_the_same(text: str, other: str) -> bool:
 
 
 def _triples(text: str) -> set[tuple[str, ...]]:
+    """Every run of three words of ``text``, case-folded: its words in their order, whatever marks them up."""
     words = _WORD.findall(text.casefold())
     return {tuple(words[at : at + 3]) for at in range(len(words) - 2)}
 
