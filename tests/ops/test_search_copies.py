@@ -163,14 +163,15 @@ def test_a_pool_of_copies_is_read_until_enough_hits_that_are_not() -> None:
 
 
 #: one manual page in two formats in one folder, as Debian's git documentation ships each: the source and
-#: the page built from it, the same words with other markup; and a page of another name saying other things
+#: the page built from it, the same words with other markup under another heading; and a page of another
+#: name saying other things
 FORMATS = {
     "man/git-reset.md": (
         "# git-reset\n\n## OPTIONS\n\n**--soft** does not touch the index file or the working tree at all, but resets"
         " the head to the given commit, leaving every change staged.\n"
     ),
     "man/git-reset.markdown": (
-        "# git-reset\n\n## OPTIONS\n\n`--soft`:: Does not touch the index file or the working tree at all, but"
+        "# git-reset\n\n## NAME; OPTIONS\n\n`--soft`:: Does not touch the index file or the working tree at all, but"
         " resets the head to the given commit, leaving every change staged (see linkgit:git-status[1]).\n"
     ),
     "man/git-restore.md": (

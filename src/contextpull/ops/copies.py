@@ -20,11 +20,12 @@ same heading path on pages of two names) are different answers and both
 stay. The same page in another format beside it (``git-log.html`` and the
 ``git-log.txt`` it was built from, in one folder: Debian's git documentation
 ships both) repeats its sections with other markup (asciidoc's
-``--soft::`` and ``linkgit:git-reset[1]`` against the HTML's text), often
-split at other places:
-there a section is a copy when nearly all its words, in their order, are in
-the hit above (:func:`nearly_the_same`; 2026-12-07, a held-out git set:
-recall@5 0.520 → 0.600). Of a section and its copy on a gathering page, the section on its own
+``--soft::`` and ``linkgit:git-reset[1]`` against the HTML's text), split at
+other places and headed otherwise (the source's "NAME; SYNOPSIS" is the
+HTML's "SYNOPSIS"): there a section is a copy when nearly all its words, in
+their order, are in a hit above from the other file, wherever that stands
+(:func:`nearly_the_same`; 2026-12-07, a held-out git set: recall@5 0.520 →
+0.600). Of a section and its copy on a gathering page, the section on its own
 page is shown, in the better place of the two: its id names the page it is
 from, and ``neighbours`` read that page. A copy is never dropped: it moves
 after the first ``wanted`` hits that are not copies, so asking for more hits
@@ -32,8 +33,9 @@ still reaches it, and the first ``k`` hits are the same for every
 ``wanted >= k``.
 
 Only hits at the same place as a hit above are compared (same last heading,
-then the rule above), so a pool with no such pair reads no text at all; the
-texts read are kept for the caller's snippets.
+then the rule above), or hits of a page whose other format is above, so a
+pool with no such pair reads no text at all; the texts read are kept for the
+caller's snippets.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def copies_last(
     kept: list[RankedSection] = []
     copies: list[RankedSection] = []
     placed: dict[str, list[RankedSection]] = {}  # last heading (or title) -> kept hits
+    pages: dict[str, list[RankedSection]] = {}  # file path less its suffix -> kept hits
     spaced: dict[int, str] = {}  # row id -> text with its spacing collapsed
     taken: set[int] = set()  # sections shown in the place of their copy on a gathering page
     position = 0
@@ -77,8 +80,12 @@ def copies_last(
         path = hit.section.heading_path
         here = placed.setdefault(path[-1] if path else hit.title, [])
         earlier = [other for other in here if _same_place(hit, other)]
-        text = _text(store, hit.section.rowid, texts, spaced) if earlier else ""
-        if any(_copies(hit, other, text, _text(store, other.section.rowid, texts, spaced)) for other in earlier):
+        # the hits above from this page in another format, wherever they stand
+        formats = [other for other in pages.get(_page(hit), []) if other.section.path != hit.section.path]
+        text = _text(store, hit.section.rowid, texts, spaced) if earlier or formats else ""
+        if any(_text(store, other.section.rowid, texts, spaced) == text for other in earlier) or any(
+            nearly_the_same(_text(store, other.section.rowid, texts, spaced), text) for other in formats
+        ):
             copies.append(hit)
             continue
         original = _original(store, hit, order[position:], texts, spaced)
@@ -88,6 +95,7 @@ def copies_last(
             copies.append(hit)
             hit = replace(original, score=hit.score)
         here.append(hit)
+        pages.setdefault(_page(hit), []).append(hit)
         kept.append(hit)
     if not copies:
         return list(order)
@@ -115,16 +123,9 @@ def _original(
     return next((other for other in candidates if _text(store, other.section.rowid, texts, spaced) == text), None)
 
 
-def _copies(hit: RankedSection, other: RankedSection, text: str, other_text: str) -> bool:
-    """Whether ``hit`` (its ``text``, spacing collapsed) copies ``other``, a hit above it at the same place."""
-    if text == other_text:
-        return True
-    return _other_format(hit.section.path, other.section.path) and nearly_the_same(text, other_text)
-
-
-def _other_format(path: str, other: str) -> bool:
-    """True when ``path`` and ``other`` name one page in two formats: one folder and name, other suffixes."""
-    return path != other and posixpath.splitext(path)[0] == posixpath.splitext(other)[0]
+def _page(hit: RankedSection) -> str:
+    """The page ``hit`` is a section of, whatever its format: its file's path less the suffix."""
+    return posixpath.splitext(hit.section.path)[0]
 
 
 def nearly_the_same(text: str, other: str) -> bool:
