@@ -32,10 +32,11 @@ from .blocks import Block, Outline, line_offsets, tile
 __all__ = ["outline"]
 
 _MAX_HEADING = 60
-_UNDERLINE = re.compile(r"(={3,}|-{3,}|~{3,}|\^{3,})[ \t]*")
 #: the level each underline character gives, in AsciiDoc's order (git's manual pages: ``HOOKS`` over
 #: ``---``, each hook's name over ``~~~``); ``+`` is left out: ``++++`` opens an AsciiDoc passthrough block
 _UNDERLINE_LEVELS = {"=": 1, "-": 2, "~": 3, "^": 4}
+#: a line of three or more of one underline character
+_UNDERLINE = re.compile("(" + "|".join(re.escape(mark) + "{3,}" for mark in _UNDERLINE_LEVELS) + r")[ \t]*")
 #: underlines that must span the line they underline (less this many characters) to make it a heading
 _MEASURED = frozenset("~^")
 _UNDERLINE_SLACK = 2
