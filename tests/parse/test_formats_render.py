@@ -19,6 +19,13 @@ def test_writer_escapes_text_that_would_read_as_markdown_structure() -> None:
     assert "| a\\|b | c |\n|---|---|\n| 1 | 2 |" in text
 
 
+def test_writer_escapes_a_thematic_break_but_not_a_bold_term_beginning_with_dashes() -> None:
+    """``**--follow**`` (an option list's term) reads as bold text; only a line of nothing but ``-*_`` is a rule."""
+    writer = Writer()
+    writer.paragraph("**--follow**\n**_open(name)**\n***bold italic***\n---\n* * *\n__ _")
+    assert writer.rendering().text == "**--follow**\n**_open(name)**\n***bold italic***\n\\---\n\\* * *\n\\__ _\n\n"
+
+
 def test_pages_of_names_the_pages_a_slice_has_text_from() -> None:
     writer = Writer()
     writer.page(1)

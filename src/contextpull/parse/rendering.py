@@ -26,8 +26,11 @@ from typing import Any, TypeVar
 
 __all__ = ["Rendering", "Unparseable", "Writer", "open_package", "pages_of", "parser_failed"]
 
+#: a line Markdown reads as a thematic break (or, under a paragraph, a heading's underline): three or
+#: more of one of ``-*_`` and nothing else, so a bold term (``**--follow**``) is left as it is
+_RULE = r"([-*_])(?:[ \t]*\3){2,}[ \t]*$"
 #: a line starting like this would be read as Markdown structure, not text
-_LEADING_MARKUP = re.compile(r"^([ \t]*)([#>+=]|[-*_]{3,}|`{3,}|~{3,}|[-*][ \t]|\d{1,9}[.)][ \t]|\||<)")
+_LEADING_MARKUP = re.compile(rf"^([ \t]*)([#>+=]|{_RULE}|`{{3,}}|~{{3,}}|[-*][ \t]|\d{{1,9}}[.)][ \t]|\||<)")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 #: a superscript or subscript needing no parentheses after its mark
 _ONE_TOKEN = re.compile(r"[\w.\u2032\u2033*+\u2212-]+")
