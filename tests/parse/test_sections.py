@@ -27,6 +27,8 @@ def parse(text: str, settings: SectionSettings = LOOSE, path: str = "guide/insta
         ("c.markdown", "markdown"),
         ("n.txt", "text"),
         ("n.text", "text"),
+        ("guide.adoc", "text"),
+        ("guide.asciidoc", "text"),
         ("x.rst", "rst"),
         ("manual.PDF", "pdf"),
         ("site/index.htm", "html"),
@@ -280,6 +282,30 @@ def test_plain_text_underlines_go_as_deep_as_asciidoc_sources() -> None:
     assert "Options\n^^^^^^^" in doc.sections[2].text
     headings = [(block.level, block.heading) for block in plaintext.outline(text).blocks if block.kind == "heading"]
     assert (4, "Options") in headings and not any(title.startswith("print") for _, title in headings)
+
+
+def test_plain_text_reads_asciidoc_titles_and_delimited_blocks() -> None:
+    # git's user manual as its asciidoc source: one-line titles under anchors, a listing block whose
+    # last line the closing delimiter would "underline", a literal block, and a rule no line closes
+    text = (
+        "= Git User Manual\n\nGit is a fast version control system.\n\n"
+        "[[detached-head]]\n=== Examining an old version\n\nCheck out a tag:\n\n"
+        "------------------------------------------------\n$ git switch --detach v2.6.17\n\n"
+        "HEAD is now at 427abfa Linux v2.6.17\n------------------------------------------------\n\n"
+        "The HEAD then refers to the commit.\n\n"
+        "....\nStatus\n------\n....\n\n"
+        "----------\n\nA paragraph after a rule.\n\n"
+        "Notes\n-----\n\nLast words.\n"
+    )
+    outline = plaintext.outline(text)
+    headings = [(block.level, block.heading) for block in outline.blocks if block.kind == "heading"]
+    assert headings == [(1, "Git User Manual"), (3, "Examining an old version"), (2, "Notes")]
+    listing = text.index("------------------------------------------------\n$ git")
+    literal = text.index("....\nStatus")
+    assert [start for start, _ in outline.code] == [listing, literal]
+    doc = parse(text, path="user-manual.txt", fmt="text")
+    assert [s.heading_path for s in doc.sections][-1] == ("Git User Manual", "Notes")
+    assert "[[detached-head]]" not in " ".join(title for s in doc.sections for title in s.heading_path)
 
 
 @pytest.mark.parametrize(

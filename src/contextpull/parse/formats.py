@@ -60,7 +60,7 @@ class FormatSpec:
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("markdown", (".md", ".markdown", ".mdx")),
-    FormatSpec("text", (".txt", ".text")),
+    FormatSpec("text", (".txt", ".text", ".adoc", ".asciidoc")),  # AsciiDoc: see plaintext.py
     FormatSpec("rst", (".rst", ".rest")),
     FormatSpec("csv", (".csv",), rendered=True),
     FormatSpec("tsv", (".tsv", ".tab"), rendered=True),

@@ -19,6 +19,19 @@ recognising them gives sections a meaningful heading path. A paragraph
   1991", as licences, RFCs and manuals open), level 1. Without it the first ALL CAPS line anywhere
   ("NO WARRANTY") became the document's title.
 
+AsciiDoc sources (git's manual, technical notes) read as plain text add two
+things, both read only where plain text would not otherwise have them:
+
+* a line ``== Title`` (``=`` to ``======``; level = the number of ``=``),
+  under any block anchor or attribute lines (``[[detached-head]]``), is a
+  heading;
+* a delimited block, a line of four or more of one of ``-.=*_+/`` opening a
+  paragraph (a blank line above, text right below) and the same line closing
+  it, is one block: a listing (``----``) or literal (``....``) block is code,
+  never divided; any other is a paragraph. Nothing inside is a heading, so
+  the last line of an example is no longer "underlined" by the delimiter
+  that closes it.
+
 Everything else is a paragraph. Paragraphs may be divided only by the
 sectioner's sentence and word rules.
 """
@@ -26,8 +39,10 @@ sectioner's sentence and word rules.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections import defaultdict
 
-from .blocks import Block, Outline, line_offsets, tile
+from .blocks import Block, Outline, Span, line_offsets, tile
 
 __all__ = ["outline"]
 
@@ -40,6 +55,14 @@ _UNDERLINE = re.compile("(" + "|".join(re.escape(mark) + "{3,}" for mark in _UND
 #: underlines that must span the line they underline (less this many characters) to make it a heading
 _MEASURED = frozenset("~^")
 _UNDERLINE_SLACK = 2
+#: an AsciiDoc delimited block's opening and closing line
+_DELIMITER = re.compile(r"([-.=*_+/])\1{3,}[ \t]*")
+#: delimiters of blocks whose lines are code: listing (``----``) and literal (``....``)
+_CODE_DELIMITERS = frozenset("-.")
+#: an AsciiDoc section title: ``=`` marks (level), the title, optional closing marks
+_TITLE_LINE = re.compile(r"(={1,6})[ \t]+([^\s=].*?)(?:[ \t]+=+)?[ \t]*")
+#: a block anchor or attribute line an AsciiDoc title may sit under (``[[id]]``, ``[#id]``, ``[appendix]``)
+_ATTRIBUTE_LINE = re.compile(r"\[.*\][ \t]*")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
 _SENTENCE_END = (".", ",", ";", ":", "!")
 _LIST_MARKS = ("- ", "* ", "+ ", "• ")
@@ -49,8 +72,22 @@ def outline(text: str) -> Outline:
     """The paragraphs and heading-like lines of ``text`` (decoded, newline-normalised)."""
     lines, offsets = line_offsets(text)
     blocks: list[Block] = []
+    code: list[Span] = []
     lead = ""
-    for first, stop in _paragraphs(lines):
+    for first, stop, delimited in _paragraphs(lines):
+        if delimited and lines[first][0] in _CODE_DELIMITERS:
+            code.append((offsets[first], offsets[stop]))
+            blocks.append(Block(offsets[first], offsets[stop], "code"))
+            continue
+        if delimited:
+            blocks.append(Block(offsets[first], offsets[stop], "paragraph"))
+            continue
+        if titled := _title_line(lines, first, stop):
+            end, level, name = titled
+            blocks.append(Block(offsets[first], offsets[end], "heading", level, name))
+            if end == stop:
+                continue
+            first = end
         head = lines[first].strip()
         underline = _underline(head, lines[first + 1]) if stop - first > 1 else None
         if not blocks and (title := _title_block(lines[first:stop])):
@@ -68,7 +105,19 @@ def outline(text: str) -> Outline:
         blocks.append(Block(offsets[first], offsets[stop], "paragraph"))
         if not lead:
             lead = text[offsets[first] : offsets[stop]]
-    return Outline(blocks=tile(blocks, text), lead=lead)
+    return Outline(blocks=tile(blocks, text), code=tuple(code), lead=lead)
+
+
+def _title_line(lines: list[str], first: int, stop: int) -> tuple[int, int, str] | None:
+    """``(line after it, level, title)`` when the paragraph ``lines[first:stop]`` opens with an AsciiDoc
+    title (under its anchor or attribute lines), else None."""
+    number = first
+    while number < stop and _ATTRIBUTE_LINE.fullmatch(lines[number].strip()):
+        number += 1
+    match = _TITLE_LINE.fullmatch(lines[number]) if number < stop else None
+    if match is None or len(match.group(2)) > 80:
+        return None
+    return number + 1, len(match.group(1)), match.group(2)
 
 
 def _underline(head: str, line: str) -> str | None:
@@ -83,17 +132,52 @@ def _underline(head: str, line: str) -> str | None:
 
 
 def _paragraphs(lines: list[str]):
-    """(first, stop) line ranges of the runs of non-blank lines."""
+    """``(first, stop, delimited)`` line ranges of the runs of non-blank lines, a delimited block being one run."""
+    blocks = _delimited_blocks(lines)
     first = None
-    for number, line in enumerate(lines):
-        if line.strip():
+    number = 0
+    while number < len(lines):
+        if number in blocks:
+            yield number, blocks[number] + 1, True
+            number = blocks[number] + 1
+            continue
+        if lines[number].strip():
             if first is None:
                 first = number
         elif first is not None:
-            yield first, number
+            yield first, number, False
             first = None
+        number += 1
     if first is not None:
-        yield first, len(lines)
+        yield first, len(lines), False
+
+
+def _delimited_blocks(lines: list[str]) -> dict[int, int]:
+    """The closing line of each delimited block, by its opening line.
+
+    A block opens at a delimiter line with a blank line (or nothing) above
+    and text right below, and closes at the next line equal to it; a
+    delimiter with no such line later opens nothing (a rule between
+    paragraphs). Each line is looked at once and each later equal line found
+    by bisection, so the work grows as ``n log n`` at worst.
+    """
+    where: dict[str, list[int]] = defaultdict(list)
+    for number, line in enumerate(lines):
+        if _DELIMITER.fullmatch(line):
+            where[line.rstrip()].append(number)
+    blocks: dict[int, int] = {}
+    after = -1
+    for number in sorted(n for numbers in where.values() for n in numbers):
+        if number <= after:
+            continue
+        above_blank = number == 0 or not lines[number - 1].strip()
+        if not above_blank or number + 1 == len(lines) or not lines[number + 1].strip():
+            continue
+        same = where[lines[number].rstrip()]
+        later = bisect_right(same, number + 1)
+        if later < len(same):
+            blocks[number] = after = same[later]
+    return blocks
 
 
 def _title_block(lines: list[str]) -> str | None:
