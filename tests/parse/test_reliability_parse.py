@@ -44,9 +44,15 @@ ADVERSARIAL = {
     "tag openers in a heading": lambda n: "# " + _repeat("<a ", n),
     "indented mkdocs body": lambda n: "!!! note x\n" + _repeat("    a\n", n),
 }
+#: plain text's (AsciiDoc sources read as plain text)
+PLAIN_ADVERSARIAL = {
+    "delimited blocks": lambda n: _repeat("\n----\nx\n", n),
+    "two kinds of block, one left open": lambda n: _repeat("\n----\nx\n\n====\ny\n", n // 2) + "\n....\nz\n",
+    "anchors over no title": lambda n: _repeat("[[a]]\n", n),
+}
 
 
-def _parse_calls(text: str) -> int:
+def _parse_calls(text: str, format: str = "markdown") -> int:
     """Function calls (Python and built-in) made while parsing ``text``: the work, independent of load."""
     calls = 0
 
@@ -57,7 +63,7 @@ def _parse_calls(text: str) -> int:
 
     sys.setprofile(count)
     try:
-        parse_document("adversarial.md", text, SectionSettings(), format="markdown")
+        parse_document("adversarial", text, SectionSettings(), format=format)
     finally:
         sys.setprofile(None)
     return calls
@@ -69,6 +75,15 @@ def test_parsing_work_grows_linearly(name: str) -> None:
     _parse_calls(make(1_000))  # imports and caches out of the count
     small = _parse_calls(make(SMALL))
     large = _parse_calls(make(LARGE))
+    assert large / max(small, 1) < MAX_RATIO, f"{name}: {small:,} calls -> {large:,} calls"
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_ADVERSARIAL))
+def test_plain_text_parsing_work_grows_linearly(name: str) -> None:
+    make = PLAIN_ADVERSARIAL[name]
+    _parse_calls(make(1_000), "text")
+    small = _parse_calls(make(SMALL), "text")
+    large = _parse_calls(make(LARGE), "text")
     assert large / max(small, 1) < MAX_RATIO, f"{name}: {small:,} calls -> {large:,} calls"
 
 
