@@ -58,7 +58,8 @@ def test_html_keeps_a_page_header_with_the_title_and_reads_definition_lists() ->
 #: their entries, and a definition list of plain terms
 SPHINX = """<main><h1>Loading</h1><h2>load()</h2>
 <dl class="py function"><dt class="sig sig-object py" id="zap.load"><code class="sig-prename">zap.</code><code
-class="sig-name">load</code>(<em>path</em>)<a class="headerlink" href="#zap.load">¶</a></dt><dd></dd></dl>
+class="sig-name">load</code>(<em>path</em>)<a class="reference internal" href="_modules/zap.html#load"><span
+class="viewcode-link">[source]</span></a><a class="headerlink" href="#zap.load">¶</a></dt><dd></dd></dl>
 <p>Reads the file.</p><h2>Helpers</h2>
 <dl class="py function"><dt id="zap.dump"><code class="sig-prename">zap.</code><code class="sig-name">dump</code>(<em>obj</em>)</dt>
 <dd><p>Writes the object.</p></dd></dl>
@@ -74,6 +75,7 @@ def test_html_reference_entries_are_headed_by_their_names() -> None:
 
     text = html.render(SPHINX).text
     # the heading just above already names load(): no second heading for it
+    # ... and its link to its source code ("[source]") is no part of its signature
     assert "## load()\n\n**zap.load(path)**\n\nReads the file." in text
     assert "## Helpers\n\n###### zap.dump\n\n**zap.dump(obj)**\n\nWrites the object." in text
     assert "###### ZAP_HOME\n\n**ZAP_HOME**\n\nWhere zap keeps its files." in text
