@@ -293,6 +293,8 @@ def test_plain_text_reads_asciidoc_titles_and_delimited_blocks() -> None:
         "------------------------------------------------\n$ git switch --detach v2.6.17\n\n"
         "HEAD is now at 427abfa Linux v2.6.17\n------------------------------------------------\n\n"
         "The HEAD then refers to the commit.\n\n"
+        "[source,sh]\n----\n$ make\n----\n\n"
+        ".Options\n|===\n|Name |Default\n\n|cache\n|none\n|===\n\n"
         "....\nStatus\n------\n....\n\n"
         "----------\n\nA paragraph after a rule.\n\n"
         "Notes\n-----\n\nLast words.\n"
@@ -302,7 +304,11 @@ def test_plain_text_reads_asciidoc_titles_and_delimited_blocks() -> None:
     assert headings == [(1, "Git User Manual"), (3, "Examining an old version"), (2, "Notes")]
     listing = text.index("------------------------------------------------\n$ git")
     literal = text.index("....\nStatus")
-    assert [start for start, _ in outline.code] == [listing, literal]
+    # a block's attribute line ([source,sh]) and title (.Options) begin it: neither is underlined
+    attributed = text.index("[source,sh]")
+    assert [start for start, _ in outline.code] == [listing, attributed, literal]
+    table = next(block for block in outline.blocks if block.start == text.index(".Options"))
+    assert text[table.start : table.end].rstrip().endswith("|none\n|===")
     doc = parse(text, path="user-manual.txt", fmt="text")
     assert [s.heading_path for s in doc.sections][-1] == ("Git User Manual", "Notes")
     assert "[[detached-head]]" not in " ".join(title for s in doc.sections for title in s.heading_path)

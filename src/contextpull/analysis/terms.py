@@ -39,7 +39,7 @@ from operator import itemgetter
 from typing import Any
 
 #: what the analysis indexes; bump it whenever a change alters the terms of any text or how a file is sectioned
-ANALYSIS_VERSION = "14"
+ANALYSIS_VERSION = "15"
 FTS_TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '-_./'"
 
 #: what a name may open with: a flag's dashes (``--no-cache``), a path's slashes, a hidden file's dot

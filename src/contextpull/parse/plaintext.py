@@ -55,14 +55,16 @@ _UNDERLINE = re.compile("(" + "|".join(re.escape(mark) + "{3,}" for mark in _UND
 #: underlines that must span the line they underline (less this many characters) to make it a heading
 _MEASURED = frozenset("~^")
 _UNDERLINE_SLACK = 2
-#: an AsciiDoc delimited block's opening and closing line
-_DELIMITER = re.compile(r"([-.=*_+/])\1{3,}[ \t]*")
+#: an AsciiDoc delimited block's opening and closing line (``|===``: a table's)
+_DELIMITER = re.compile(r"([-.=*_+/])\1{3,}[ \t]*|\|={3,}[ \t]*")
 #: delimiters of blocks whose lines are code: listing (``----``) and literal (``....``)
 _CODE_DELIMITERS = frozenset("-.")
 #: an AsciiDoc section title: ``=`` marks (level), the title, optional closing marks
 _TITLE_LINE = re.compile(r"(={1,6})[ \t]+([^\s=].*?)(?:[ \t]+=+)?[ \t]*")
-#: a block anchor or attribute line an AsciiDoc title may sit under (``[[id]]``, ``[#id]``, ``[appendix]``)
+#: a block anchor or attribute line an AsciiDoc title or block may sit under (``[[id]]``, ``[source,sh]``)
 _ATTRIBUTE_LINE = re.compile(r"\[.*\][ \t]*")
+#: a block's title, right above it (``.Options`` over a table)
+_BLOCK_TITLE = re.compile(r"\.[^\s.].*")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
 _SENTENCE_END = (".", ",", ";", ":", "!")
 _LIST_MARKS = ("- ", "* ", "+ ", "• ")
@@ -74,12 +76,12 @@ def outline(text: str) -> Outline:
     blocks: list[Block] = []
     code: list[Span] = []
     lead = ""
-    for first, stop, delimited in _paragraphs(lines):
-        if delimited and lines[first][0] in _CODE_DELIMITERS:
+    for first, stop, delimiter in _paragraphs(lines):
+        if delimiter in _CODE_DELIMITERS:
             code.append((offsets[first], offsets[stop]))
             blocks.append(Block(offsets[first], offsets[stop], "code"))
             continue
-        if delimited:
+        if delimiter:
             blocks.append(Block(offsets[first], offsets[stop], "paragraph"))
             continue
         if titled := _title_line(lines, first, stop):
@@ -132,51 +134,63 @@ def _underline(head: str, line: str) -> str | None:
 
 
 def _paragraphs(lines: list[str]):
-    """``(first, stop, delimited)`` line ranges of the runs of non-blank lines, a delimited block being one run."""
+    """``(first, stop, delimiter)`` line ranges of the runs of non-blank lines, a delimited block being one run.
+
+    ``delimiter`` is the first character of a delimited block's delimiter,
+    else "".
+    """
     blocks = _delimited_blocks(lines)
     first = None
     number = 0
     while number < len(lines):
         if number in blocks:
-            yield number, blocks[number] + 1, True
-            number = blocks[number] + 1
+            close, delimiter = blocks[number]
+            yield number, close + 1, delimiter
+            number = close + 1
             continue
         if lines[number].strip():
             if first is None:
                 first = number
         elif first is not None:
-            yield first, number, False
+            yield first, number, ""
             first = None
         number += 1
     if first is not None:
-        yield first, len(lines), False
+        yield first, len(lines), ""
 
 
-def _delimited_blocks(lines: list[str]) -> dict[int, int]:
-    """The closing line of each delimited block, by its opening line.
+def _delimited_blocks(lines: list[str]) -> dict[int, tuple[int, str]]:
+    """``(closing line, delimiter's first character)`` of each delimited block, by its first line.
 
-    A block opens at a delimiter line with a blank line (or nothing) above
-    and text right below, and closes at the next line equal to it; a
-    delimiter with no such line later opens nothing (a rule between
-    paragraphs). Each line is looked at once and each later equal line found
-    by bisection, so the work grows as ``n log n`` at worst.
+    A block opens at a delimiter line with text right below and, above it,
+    a blank line (or nothing) once its attribute lines and title are passed
+    (``[source,sh]``, ``.Options``: they begin the block); it closes at the
+    next line equal to the delimiter. A delimiter with no such line later
+    opens nothing (a rule between paragraphs). Each line is looked at once
+    or twice and each later equal line found by bisection, so the work grows
+    as ``n log n`` at worst.
     """
     where: dict[str, list[int]] = defaultdict(list)
     for number, line in enumerate(lines):
         if _DELIMITER.fullmatch(line):
             where[line.rstrip()].append(number)
-    blocks: dict[int, int] = {}
+    blocks: dict[int, tuple[int, str]] = {}
     after = -1
     for number in sorted(n for numbers in where.values() for n in numbers):
-        if number <= after:
+        if number <= after or number + 1 == len(lines) or not lines[number + 1].strip():
             continue
-        above_blank = number == 0 or not lines[number - 1].strip()
-        if not above_blank or number + 1 == len(lines) or not lines[number + 1].strip():
+        first = number
+        while first > after + 1 and (
+            _ATTRIBUTE_LINE.fullmatch(lines[first - 1]) or _BLOCK_TITLE.fullmatch(lines[first - 1])
+        ):
+            first -= 1
+        if first > 0 and lines[first - 1].strip():
             continue
         same = where[lines[number].rstrip()]
         later = bisect_right(same, number + 1)
         if later < len(same):
-            blocks[number] = after = same[later]
+            after = same[later]
+            blocks[first] = (after, lines[number][0])
     return blocks
 
 
