@@ -25,12 +25,14 @@ things, both read only where plain text would not otherwise have them:
 * a line ``== Title`` (``=`` to ``======``; level = the number of ``=``),
   under any block anchor or attribute lines (``[[detached-head]]``), is a
   heading;
-* a delimited block, a line of four or more of one of ``-.=*_+/`` opening a
-  paragraph (a blank line above, text right below) and the same line closing
-  it, is one block: a listing (``----``) or literal (``....``) block is code,
-  never divided; any other is a paragraph. Nothing inside is a heading, so
-  the last line of an example is no longer "underlined" by the delimiter
-  that closes it.
+* a delimited block, a line of four or more of one of ``-.=*_+/`` (or
+  ``|===``, a table's) opening a paragraph (text right below; above, past
+  the block's attribute lines and title, ``[source,sh]`` and ``.Options``,
+  a blank line) and the same line closing it, is one block: a listing
+  (``----``) or literal (``....``) block is code, never divided; any other
+  is a paragraph. Nothing inside is a heading, so neither the last line of
+  an example nor the attribute line over it is "underlined" by a
+  delimiter.
 
 Everything else is a paragraph. Paragraphs may be divided only by the
 sectioner's sentence and word rules.
