@@ -172,13 +172,13 @@ def _delimited_blocks(lines: list[str]) -> dict[int, tuple[int, str]]:
     or twice and each later equal line found by bisection, so the work grows
     as ``n log n`` at worst.
     """
+    delimiters = [number for number, line in enumerate(lines) if _DELIMITER.fullmatch(line)]
     where: dict[str, list[int]] = defaultdict(list)
-    for number, line in enumerate(lines):
-        if _DELIMITER.fullmatch(line):
-            where[line.rstrip()].append(number)
+    for number in delimiters:
+        where[lines[number].rstrip()].append(number)
     blocks: dict[int, tuple[int, str]] = {}
     after = -1
-    for number in sorted(n for numbers in where.values() for n in numbers):
+    for number in delimiters:
         if number <= after or number + 1 == len(lines) or not lines[number + 1].strip():
             continue
         first = number
