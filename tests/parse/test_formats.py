@@ -253,10 +253,24 @@ def test_a_txt_file_written_in_rst_is_parsed_as_rst() -> None:
     assert "".join(section.text for section in doc.sections) == DJANGO_STYLE
 
 
+def test_a_txt_file_with_roles_but_no_directive_is_parsed_as_rst() -> None:
+    """Half of Django's pages, its release notes, have roles (``:doc:``) but no directive nor target."""
+    text = (
+        "==========================\nDjango 1.2.5 release notes\n==========================\n\n"
+        "Welcome to Django 1.2.5! See :doc:`/releases/1.2`.\n\n"
+        "Methods that return ``QuerySet``\\s\n===================================\n\n"
+        "Each one is listed in :setting:`DEBUG` mode.\n"
+    )
+    doc = formats.parse_bytes("releases/1.2.5.txt", text.encode(), SETTINGS, "text")
+    assert doc.format == "rst"
+    assert doc.sections[-1].heading_path == ("Django 1.2.5 release notes", "Methods that return QuerySets")
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "Meeting notes\n=============\n\nWe met at 10.. and left at noon.\n",
+        "Quoting ``like this'' and :smile: are not markup.\n",
         "Changes\n-------\n\n.. and more to come, said the editor.\n",
         "A list:\n\n* one\n* two\n",
     ],

@@ -93,7 +93,10 @@ def test_rst_summaries_and_headings_show_text_not_markup() -> None:
 @pytest.mark.parametrize(
     ("marked", "plain"),
     [
-        (":func:`~pkg.run` starts it", "pkg.run starts it"),
+        (":func:`~pkg.run` starts it", "run starts it"),  # as Sphinx shows it: the last name
+        (":func:`pkg.run` and :ref:`~x <y>`", "pkg.run and x"),
+        ("Methods that return ``QuerySet``\\s", "Methods that return QuerySets"),
+        ("``QuerySet``\\ s and ``C:\\dir``", "QuerySets and C:\\dir"),
         ("`Tuning`_ and |version|", "Tuning and version"),
         ("2*3*4 and snake_case_names stay", "2*3*4 and snake_case_names stay"),
         ("*emphasis* here", "emphasis here"),

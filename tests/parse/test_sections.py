@@ -438,3 +438,21 @@ def test_an_rst_entry_under_a_deep_title_stays_inside_its_section() -> None:
     text = _entries_under("Settings\n========\n\nOptions\n-------\n\nNetwork\n~~~~~~~\n\n")
     doc = parse(text, SectionSettings(max_chars=3000, min_chars=50), path="settings.rst", fmt="rst")
     assert [s.heading_path for s in doc.sections] == [("Settings", "Options", "Network", "BIND")]
+
+
+def test_rst_targets_above_a_title_belong_to_its_section() -> None:
+    """``.. _label:`` and ``.. setting:: NAME`` name what follows them, as Sphinx reads them (Django's settings)."""
+    body = "Default: ``False``. " + "What the setting does, at some length. " * 8
+    text = (
+        "Settings\n========\n\n"
+        ".. setting:: ADMINS\n\nADMINS\n------\n\n" + body + "\n\n"
+        ".. _debug-setting:\n\n.. setting:: DEBUG\n\nDEBUG\n-----\n\n" + body + "\n\n"
+        ".. note:: The end.\n\n.. _not-a-title:\n\nA paragraph follows the last target.\n"
+    )
+    doc = parse(text, SectionSettings(max_chars=3000, min_chars=50), path="settings.rst", fmt="rst")
+    assert [s.heading_path[-1] for s in doc.sections] == ["ADMINS", "DEBUG"]
+    admins, debug = doc.sections
+    assert admins.text.startswith("Settings\n========\n\n.. setting:: ADMINS\n")
+    assert ".. setting:: DEBUG" not in admins.text and "debug-setting" not in admins.text
+    assert debug.text.startswith(".. _debug-setting:\n\n.. setting:: DEBUG\n\nDEBUG\n-----\n")
+    assert debug.text.endswith("A paragraph follows the last target.\n")

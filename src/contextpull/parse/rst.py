@@ -19,6 +19,11 @@ where a section may start or be cut:
   directive documenting the thing it names (an *entry*: ``.. confval::
   NAME``, ``.. function:: run(port)``) is headed by that name one level
   below the title it sits under;
+* **targets**: a hyperlink target (``.. _install:``) and a directive that
+  marks the place it stands in with a name and nothing to read (``..
+  setting:: ADMINS``, ``.. index:: cache``) name what follows them; straight
+  above a title (blank lines between) they belong to its section, not to
+  the end of the one before;
 * lists divide between items, block quotes at blank lines, and everything
   else is paragraphs.
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from .blocks import Block, Outline, Span, line_offsets, tile
@@ -74,6 +80,8 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclud
 #: inline markup, innermost first: a role's text (``:ref:`Install <install>```), a hyperlink's text,
 #: a literal, strong and emphasised text, a substitution
 _INLINE = (
+    (re.compile(r"(?<=[`*|_])\\ ?"), ""),  # an escape ending markup mid-word: ``QuerySet``\s
+    (re.compile(r":[\w.+-]+:`~(?:[^`<]*\.)?([^`.<]+)`"), r"\1"),  # ~ shows the last name only: null
     (re.compile(r":[\w.+-]+:`~?([^`]*)`"), r"\1"),
     (re.compile(r"`([^`<]*?)\s*<[^`>]*>`_{0,2}"), r"\1"),
     (re.compile(r"``([^`]+)``"), r"\1"),
@@ -84,11 +92,15 @@ _INLINE = (
     (re.compile(r"\|([^|\s][^|]*)\|_{0,2}"), r"\1"),
 )
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>$")
+#: an internal hyperlink target, which names the element after it
+_TARGET = re.compile(r"\.\.[ \t]+_[^:\n]+:[ \t]*$")
 
 
 #: what only reStructuredText writes at the start of a line: a directive (``.. note::``, ``.. setting::
 #: ADMINS``) or a hyperlink target (``.. _install:``)
 _EXPLICIT_MARKUP = re.compile(r"^\.\.[ \t]+(?:[\w:.+-]+::|_[^\n:]+:[ \t]*$)", re.MULTILINE)
+#: interpreted text with a role (``:class:`Field```, ``:py:func:`run```), which prose does not write either
+_ROLE = re.compile(r"(?<![\w`:]):[a-z][\w.+-]*(?::[\w.+-]+)?:`[^`\n]+`")
 #: how much of a file :func:`looks_like_rst` reads
 _SNIFF_CHARS = 100_000
 
@@ -96,11 +108,13 @@ _SNIFF_CHARS = 100_000
 def looks_like_rst(text: str) -> bool:
     """True when plain text (a ``.txt`` file) is reStructuredText, as Django's documentation is.
 
-    A directive or a hyperlink target at the start of a line is markup that
-    prose, notes and logs do not write by chance; an underlined title alone
-    is not enough (plain text underlines its headings too).
+    A directive or a hyperlink target at the start of a line, or a role
+    (``:doc:`/releases/1.2```), is markup that prose, notes and logs do not
+    write by chance: half of Django's pages (its release notes) have roles
+    but no directive. An underlined title alone is not enough (plain text
+    underlines its headings too).
     """
-    return _EXPLICIT_MARKUP.search(text, 0, _SNIFF_CHARS) is not None
+    return any(pattern.search(text, 0, _SNIFF_CHARS) for pattern in (_EXPLICIT_MARKUP, _ROLE))
 
 
 def plain_text(text: str) -> str:
@@ -150,6 +164,8 @@ class _Parser:
         self.lead = ""
         #: the level of the last title read (0 before the first), which an entry sits under
         self.title_level = 0
+        #: how many of the last blocks are targets, which a title straight after them takes in
+        self.targets = 0
 
     def build(self) -> Outline:
         lines = self.lines
@@ -210,6 +226,28 @@ class _Parser:
 
     # --- one block ----------------------------------------------------------
     def _block(self, i: int) -> int:
+        count = len(self.blocks)
+        stop = self._read_block(i)
+        added = self.blocks[count:]
+        if added and added[0].kind == "heading" and self.targets:
+            first = count - self.targets  # the targets straight above name this title or entry
+            self.blocks[first:] = [replace(added[0], start=self.blocks[first].start), *added[1:]]
+            self.targets = 0
+        elif len(added) == 1 and added[0].kind == "other" and self._is_target(i):
+            self.targets += 1
+        elif added:
+            self.targets = 0
+        return stop
+
+    def _is_target(self, i: int) -> bool:
+        """True when the block at line ``i`` names what follows it: a target, or a directive with a name only."""
+        line = self.lines[i]
+        directive = _DIRECTIVE.match(line)
+        if directive:
+            return len(line[directive.end() :].split()) == 1
+        return _TARGET.match(line) is not None
+
+    def _read_block(self, i: int) -> int:
         lines = self.lines
         line = lines[i]
         over = self._adornment(i)
