@@ -239,6 +239,7 @@ def test_make_snippet_cuts_at_words_and_marks_whole_tokens() -> None:
         "Title\n=====\n\n",  # Markdown setext, reStructuredText underline
         "=====\nTitle\n=====\n\n",  # reStructuredText overline
         "Group\n-----\n\n.. _reload:\n\n``reload``\n~~~~~~~~~~\n\n",  # a bare heading, a link target, a deeper one
+        ".. _debug:\n\n.. setting:: DEBUG\n\n``DEBUG``\n---------\n\n",  # targets naming the title below
     ],
 )
 def test_a_snippet_leaves_out_the_heading_lines_a_section_opens_with_in_any_syntax(opening: str) -> None:

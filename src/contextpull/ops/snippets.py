@@ -45,9 +45,12 @@ _VERBATIM_FOR = {
 #: Their backreferences are to groups 1 (overline) and 2 (underline) of :data:`_HEADING_LINES`
 _UNDERLINE, _OVERLINE = r"([=\-~^\"'*+#:._])\2{2,}[ \t]*\n", r"([=\-^\"'*+#:._])\1{2,}[ \t]*\n"
 #: the heading lines a section opens with, in any source syntax: ``# Title``, a title over (and under)
-#: an adornment line, and the blank lines and reStructuredText link targets (``.. _reload:``) around them
+#: an adornment line, and the blank lines and reStructuredText targets around them: a link target
+#: (``.. _reload:``) or a directive naming the place (``.. setting:: DEBUG``), which open the section of
+#: the title below them (``parse/rst.py``)
 _HEADING_LINES = re.compile(
-    rf"(?:[ \t]*#{{1,6}}[ \t][^\n]*\n|[ \t]*\n|\.\.[ \t]+_[^\n]*:[ \t]*\n|(?:{_OVERLINE})?[ \t]*\S[^\n]*\n{_UNDERLINE})+"
+    rf"(?:[ \t]*#{{1,6}}[ \t][^\n]*\n|[ \t]*\n|\.\.[ \t]+(?:_[^\n]*:|[\w:.+-]+::[ \t]+\S+)[ \t]*\n"
+    rf"|(?:{_OVERLINE})?[ \t]*\S[^\n]*\n{_UNDERLINE})+"
 )
 #: how far before the first matched term a window starts, as a share of its width
 _LEAD = 4
