@@ -10,6 +10,7 @@
     python benchmarks/fetch_corpus.py gnuplot-manual     # → .cache/corpora/gnuplot-manual
     python benchmarks/fetch_corpus.py flask-docs         # → .cache/corpora/flask-docs
     python benchmarks/fetch_corpus.py git-docs           # → .cache/corpora/git-docs
+    python benchmarks/fetch_corpus.py django-rst         # → .cache/corpora/django-rst
     python benchmarks/fetch_corpus.py rust-book --to DIR
 
 ``rust-book``: *The Rust Programming Language* as the HTML that mdBook
@@ -58,6 +59,11 @@ the same folder, the asciidoc source it was built from (``git-log.html``
 and ``git-log.txt``), and the sources' shared fragments
 (``merge-options.txt``) on their own: one manual in two formats, as that
 package installs it.
+``django-rst``: the same Django 3.2 documentation as ``django-docs``, as its
+authors write it: the ``docs`` folder of Django 3.2.25's source distribution
+on PyPI (BSD-3-Clause), 538 ``.txt`` files of reStructuredText with Django's
+own roles and directives (``:setting:`DEBUG```, ``.. setting:: DEBUG``), the
+release notes among them, and the theme and images beside them.
 ``search_quality.py``
 scores each when it is present. Only the Debian archive (``deb.debian.org``)
 and PyPI's file host are needed; the archive's SHA-256 is checked before
@@ -140,6 +146,11 @@ PACKAGES = {
         "pool/main/g/git/git-doc_2.39.5-0+deb12u3_all.deb",
         "3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec",
         "usr/share/doc/git-doc/",
+    ),
+    "django-rst": Package(
+        "https://files.pythonhosted.org/packages/ec/68/0e744f07b57bfdf99abbb6b3eb14fcba188867021c05f4a104e04f6d56b8/Django-3.2.25.tar.gz",
+        "7ca38a78654aee72378594d63e51636c04b8e28574f5505dff630895b5472777",
+        "Django-3.2.25/docs/",
     ),
     "flask-docs": Package(
         "https://files.pythonhosted.org/packages/89/50/dff6380f1c7f84135484e176e0cac8690af72fa90e932ad2a0a60e28c69b/flask-3.1.0.tar.gz",

@@ -9,8 +9,10 @@
 Corpora: the bundled ``examples/corpus``, the shared corpora under
 ``../shared/corpora``, and the documentation sets fetched from the Debian
 archive and PyPI by ``benchmarks/fetch_corpus.py`` (the Rust book, Django,
-HAProxy, Debian Policy, licences, Jinja, Click, gnuplot, Flask and git; each
-skipped, with a printed reason, where absent). Eval
+HAProxy, Debian Policy, licences, Jinja, Click, gnuplot, Flask, git, and
+Django again as its reStructuredText sources, scored on the Django set's
+questions with passages as the sources write them; each skipped, with a
+printed reason, where absent). Eval
 sets, all committed under ``benchmarks/evalsets/<corpus>/``:
 
 * ``computed``: the shapes pushpull builds with no model (aggregation, table),
@@ -159,6 +161,7 @@ CORPORA = (
     Corpus("gnuplot-manual", FETCHED / "gnuplot-manual", fetch="python benchmarks/fetch_corpus.py gnuplot-manual"),
     Corpus("flask-docs", FETCHED / "flask-docs", fetch="python benchmarks/fetch_corpus.py flask-docs"),
     Corpus("git-docs", FETCHED / "git-docs", fetch="python benchmarks/fetch_corpus.py git-docs"),
+    Corpus("django-rst", FETCHED / "django-rst", fetch="python benchmarks/fetch_corpus.py django-rst"),
 )
 
 
