@@ -1,0 +1,45 @@
+"""benchmarks/latency.py draws its calls from the sections a store holds, whatever ids they have."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sqlite3
+import sys
+from pathlib import Path
+
+from contextpull.ingestion.run import ingest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_latency():
+    spec = importlib.util.spec_from_file_location("latency_bench", ROOT / "benchmarks" / "latency.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["latency_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_store_ingested_twice_still_gives_a_workload(tmp_path: Path) -> None:
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    for name in ("alpha", "beta", "gamma"):
+        (corpus / f"{name}.md").write_text(
+            f"# {name.title()} guide\n\nConfigure the {name}_cache_dir setting before deploying workers.\n",
+            encoding="utf-8",
+        )
+    store = tmp_path / "store.sqlite"
+    ingest(corpus, store, workers=0)
+    (corpus / "alpha.md").write_text("# Alpha guide\n\nRestart the workers after a release.\n", encoding="utf-8")
+    ingest(corpus, store, workers=0)  # alpha's sections are written again, under new ids
+    with sqlite3.connect(store) as conn:
+        ids = [rowid for (rowid,) in conn.execute("SELECT id FROM sections ORDER BY id")]
+        sids = [sid for (sid,) in conn.execute("SELECT sid FROM sections")]
+    assert ids != list(range(1, len(ids) + 1))  # a gap, as a store ingested more than once has
+
+    workload = load_latency()._workload(store, random.Random(0))
+
+    assert sorted(workload["read"]) == sorted(sids)  # fewer sections than the sample: every one drawn
+    assert workload["search_two_common_words"] and workload["search_ten_word_question"]
