@@ -456,3 +456,16 @@ def test_rst_targets_above_a_title_belong_to_its_section() -> None:
     assert ".. setting:: DEBUG" not in admins.text and "debug-setting" not in admins.text
     assert debug.text.startswith(".. _debug-setting:\n\n.. setting:: DEBUG\n\nDEBUG\n-----\n")
     assert debug.text.endswith("A paragraph follows the last target.\n")
+
+
+def test_rst_directives_with_content_of_their_own_stay_above_a_title() -> None:
+    """``.. autofunction::`` and ``.. image::`` bring an entry or a picture of their own: not targets of the title below."""
+    body = "What the helpers do, at some length. " * 8
+    text = (
+        "API\n===\n\nHelpers\n-------\n\n" + body + "\n\n.. autofunction:: flash\n\n.. image:: flow.png\n\n"
+        ".. index:: flashing\n\nMessage Flashing\n----------------\n\n" + body + "\n"
+    )
+    doc = parse(text, SectionSettings(max_chars=3000, min_chars=50), path="api.rst", fmt="rst")
+    helpers, flashing = doc.sections
+    assert helpers.text.endswith(".. autofunction:: flash\n\n.. image:: flow.png\n\n")
+    assert flashing.text.startswith(".. index:: flashing\n\nMessage Flashing\n")

@@ -83,8 +83,9 @@ _BY_SUFFIX = {suffix: f.name for f in FORMATS for suffix in f.suffixes}
 #: PDFium hyphenates at a line end is whole, a PDF's contents pages are left out, and a table drawn without
 #: cell borders is read row by row; 13: Sphinx's links between an entry and its source code ("[source]") are
 #: left out; 14: a reStructuredText target above a title belongs to its section, a `.txt` file with roles is
-#: reStructuredText, and titles lose escapes (``QuerySet``\s) and what a `~` role hides
-PARSE_VERSION = 14
+#: reStructuredText, and titles lose escapes (``QuerySet``\s) and what a `~` role hides; 15: a directive
+#: with content of its own above a title (``.. autofunction::``, ``.. image::``) is no target of it
+PARSE_VERSION = 15
 #: slides and sheets are cited one by one, so a short one is never merged into its neighbour
 _ONE_SECTION_PER_PART = frozenset({"pptx", "xlsx"})
 

@@ -94,6 +94,8 @@ _INLINE = (
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>$")
 #: an internal hyperlink target, which names the element after it
 _TARGET = re.compile(r"\.\.[ \t]+_[^:\n]+:[ \t]*$")
+#: autodoc's directives (``automodule``, ``autofunction``, ...) write a whole entry from the code
+_AUTODOC = "auto"
 
 
 #: what only reStructuredText writes at the start of a line: a directive (``.. note::``, ``.. setting::
@@ -240,11 +242,18 @@ class _Parser:
         return stop
 
     def _is_target(self, i: int) -> bool:
-        """True when the block at line ``i`` names what follows it: a target, or a directive with a name only."""
+        """True when the block at line ``i`` names what follows it: a target, or a directive with a name only.
+
+        Not a directive that brings content of its own (``.. image:: x.png``,
+        ``.. include:: part.rst``, autodoc's ``.. autofunction:: flash``), but
+        ``.. index::``, which marks the place it stands in.
+        """
         line = self.lines[i]
         directive = _DIRECTIVE.match(line)
         if directive:
-            return len(line[directive.end() :].split()) == 1
+            name = directive.group(1).lower().rsplit(":", 1)[-1]
+            marks = name == "index" or (name not in _NOT_ENTRIES and not name.startswith(_AUTODOC))
+            return marks and len(line[directive.end() :].split()) == 1
         return _TARGET.match(line) is not None
 
     def _read_block(self, i: int) -> int:
