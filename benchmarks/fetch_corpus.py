@@ -61,7 +61,7 @@ and ``git-log.txt``), and the sources' shared fragments
 package installs it.
 ``django-rst``: the same Django 3.2 documentation as ``django-docs``, as its
 authors write it: the ``docs`` folder of Django 3.2.25's source distribution
-on PyPI (BSD-3-Clause), 538 ``.txt`` files of reStructuredText with Django's
+on PyPI (BSD-3-Clause), 538 ``.txt`` files, all but two reStructuredText with Django's
 own roles and directives (``:setting:`DEBUG```, ``.. setting:: DEBUG``), the
 release notes among them, and the theme and images beside them.
 ``search_quality.py``
