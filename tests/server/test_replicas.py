@@ -12,11 +12,9 @@ unanswered, on a call whose body reached HAProxy after its headers.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -25,18 +23,13 @@ import httpx
 import pytest
 
 from loopback import port_of, serving
+from script_support import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy (apt-get install haproxy)")
 
 
-def _benchmark():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("replicas_benchmark", ROOT / "benchmarks" / "replicas.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def _benchmark():
+    return load_script("benchmarks/replicas.py", "replicas_benchmark")
 
 
 def test_a_killed_replica_costs_no_call_and_a_roll_out_never_mixes_versions() -> None:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from script_support import load_script
 
 
 def load_fetcher():
-    spec = importlib.util.spec_from_file_location("fetch_corpus", ROOT / "benchmarks" / "fetch_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fetch_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/fetch_corpus.py", "fetch_corpus")
 
 
 def ar(members: dict[str, bytes]) -> bytes:

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sqlite3
-import sys
 from pathlib import Path
 
 from contextpull.ingestion.run import ingest
-
-ROOT = Path(__file__).resolve().parents[2]
+from script_support import load_script
 
 
 def load_latency():
-    spec = importlib.util.spec_from_file_location("latency_bench", ROOT / "benchmarks" / "latency.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["latency_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/latency.py", "latency_bench")
 
 
 def test_a_store_ingested_twice_still_gives_a_workload(tmp_path: Path) -> None:

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+from script_support import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "benchmarks" / "results" / "search-quality.json"
 
 
 def load_suite():
-    spec = importlib.util.spec_from_file_location("search_quality", ROOT / "benchmarks" / "search_quality.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["search_quality"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/search_quality.py", "search_quality")
 
 
 def test_search_recall_on_the_bundled_corpus_holds_the_committed_figure(tmp_path: Path) -> None:

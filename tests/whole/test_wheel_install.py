@@ -7,26 +7,19 @@ first and hands its base venv over in ``$CONTEXTPULL_SMOKE_BASE``, so CI install
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from script_support import load_script
 
 
 def _load_smoke() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("smoke_wheel", ROOT / "scripts" / "smoke_wheel.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/smoke_wheel.py", "smoke_wheel")
 
 
 smoke = _load_smoke()
