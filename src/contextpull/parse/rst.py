@@ -92,15 +92,16 @@ _INLINE = (
     (re.compile(r"\|([^|\s][^|]*)\|_{0,2}"), r"\1"),
 )
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>$")
-#: an internal hyperlink target, which names the element after it
-_TARGET = re.compile(r"\.\.[ \t]+_[^:\n]+:[ \t]*$")
+#: an internal hyperlink target (``.. _install:``), which names the element after it
+_TARGET_LINE = r"\.\.[ \t]+_[^\n:]+:[ \t]*$"
+_TARGET = re.compile(_TARGET_LINE)
 #: autodoc's directives (``automodule``, ``autofunction``, ...) write a whole entry from the code
 _AUTODOC = "auto"
 
 
 #: what only reStructuredText writes at the start of a line: a directive (``.. note::``, ``.. setting::
 #: ADMINS``) or a hyperlink target (``.. _install:``)
-_EXPLICIT_MARKUP = re.compile(r"^\.\.[ \t]+(?:[\w:.+-]+::|_[^\n:]+:[ \t]*$)", re.MULTILINE)
+_EXPLICIT_MARKUP = re.compile(rf"^(?:\.\.[ \t]+[\w:.+-]+::|{_TARGET_LINE})", re.MULTILINE)
 #: interpreted text with a role (``:class:`Field```, ``:py:func:`run```), which prose does not write either
 _ROLE = re.compile(r"(?<![\w`:]):[a-z][\w.+-]*(?::[\w.+-]+)?:`[^`\n]+`")
 #: how much of a file :func:`looks_like_rst` reads
