@@ -49,6 +49,8 @@ from .blocks import Block, Outline, Span, line_offsets, tile
 __all__ = ["outline"]
 
 _MAX_HEADING = 60
+#: the longest line a marked title may be: underlined, or an AsciiDoc ``== Title``
+_MAX_MARKED_TITLE = 80
 #: the level each underline character gives, in AsciiDoc's order (git's manual pages: ``HOOKS`` over
 #: ``---``, each hook's name over ``~~~``); ``+`` is left out: ``++++`` opens an AsciiDoc passthrough block
 _UNDERLINE_LEVELS = {"=": 1, "-": 2, "~": 3, "^": 4}
@@ -97,7 +99,7 @@ def outline(text: str) -> Outline:
         if not blocks and (title := _title_block(lines[first:stop])):
             blocks.append(Block(offsets[first], offsets[stop], "heading", 1, title))
             continue
-        if underline and len(head) <= 80:
+        if underline and len(head) <= _MAX_MARKED_TITLE:
             level = _UNDERLINE_LEVELS[underline[0]]
             blocks.append(Block(offsets[first], offsets[first + 2], "heading", level, head))
             first += 2
@@ -119,7 +121,7 @@ def _title_line(lines: list[str], first: int, stop: int) -> tuple[int, int, str]
     while number < stop and _ATTRIBUTE_LINE.fullmatch(lines[number].strip()):
         number += 1
     match = _TITLE_LINE.fullmatch(lines[number]) if number < stop else None
-    if match is None or len(match.group(2)) > 80:
+    if match is None or len(match.group(2)) > _MAX_MARKED_TITLE:
         return None
     return number + 1, len(match.group(1)), match.group(2)
 
