@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 SectionKind = Literal["prose", "table", "code", "mixed"]
 HEADING_SEPARATOR = " > "
+#: between the headings of siblings merged into one section ("PyPI; Homebrew"), in its last heading
+SIBLING_SEPARATOR = "; "
 
 
 def section_id(doc: str, ordinal: int) -> str:

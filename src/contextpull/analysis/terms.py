@@ -401,6 +401,11 @@ class QueryPart:
     prefix: bool = False
     stopword: bool = False
 
+    @property
+    def terms(self) -> tuple[str, ...]:
+        """Every index term the part matches: as typed, then by its pieces."""
+        return (*self.exact, *self.pieces)
+
 
 @dataclass(frozen=True)
 class Query:
@@ -439,11 +444,14 @@ def _separator_spellings(name: str) -> tuple[str, ...]:
 def analyse_query(query: str) -> Query:
     """``query`` analysed into parts (see :class:`QueryPart`); no parts when it has no word characters."""
     parts: dict[str, QueryPart] = {}
-    for raw in _QUERY_TOKEN.findall(_without_possessives(query)):
-        part = _query_part(raw)
-        if part is not None:
-            parts.setdefault(part.term, part)
+    for part in query_words(query):
+        parts.setdefault(part.term, part)
     return Query(query, tuple(parts.values()))
+
+
+def query_words(text: str) -> list[QueryPart]:
+    """Every part of ``text`` in the order written, repeats kept: what a run of the question's words is read from."""
+    return [part for raw in _QUERY_TOKEN.findall(_without_possessives(text)) if (part := _query_part(raw)) is not None]
 
 
 def _query_part(raw: str) -> QueryPart | None:

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlsplit
 
+from ..records import SIBLING_SEPARATOR
+
 #: the store meta key that holds a store's links
 META_KEY = "links"
 _DROPPED = re.compile(r"[^\w\- ]", re.UNICODE)
@@ -66,7 +68,7 @@ class Links:
         if pages is not None:
             return f"{page}#page={pages[0]}"
         # a section merged from several headings ("Deletion; Exceptions") opens at the first of them
-        fragment = anchor(heading_path[-1].split("; ")[0]) if heading_path else ""
+        fragment = anchor(heading_path[-1].split(SIBLING_SEPARATOR)[0]) if heading_path else ""
         return f"{page}#{fragment}" if fragment else page
 
     def to_meta(self) -> str:

@@ -537,7 +537,7 @@ def weak_match(store: StoreReader, query: Query, best: RankedSection) -> tuple[s
     if best.match != "any" or any(part.expand for part in query.content):
         return ()
     content = query.content
-    counts = store.term_counts(list(dict.fromkeys(term for part in content for term in (*part.exact, *part.pieces))))
+    counts = store.term_counts(list(dict.fromkeys(term for part in content for term in part.terms)))
     held = {part.term: _sections_holding(part, counts) for part in content}
     missing = tuple(part.term for part in content if not held[part.term])
     if not missing:

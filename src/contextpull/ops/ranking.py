@@ -33,7 +33,9 @@
    a reference) earns :data:`HEADED_BONUS` as well. A
    section holding only part of the question word for word, joined by
    function words ("the username for the index"), earns that part's share
-   of :data:`PHRASE_BONUS` (:mod:`.phrases`).
+   of :data:`PHRASE_BONUS` (:mod:`.phrases`). A section whose own heading
+   is a run of the question's words earns :data:`HEADING_RUN_BONUS`
+   (:func:`_headed_by_a_run`).
 4. **A family first.** For a query naming an identifier family by prefix
    (``PIP_*``), the pooled sections holding a member of the family come
    before those holding none, each group in score order: the members are
@@ -60,8 +62,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..analysis.terms import Query, QueryPart, analyse_query, index_terms
-from ..records import HEADING_SEPARATOR
+from ..analysis.terms import Query, QueryPart, analyse_query, index_terms, query_words
+from ..records import HEADING_SEPARATOR, SIBLING_SEPARATOR
 from ..store import queries
 from ..store.reader import StoreReader
 from .phrases import phrase_share, question_phrases
@@ -85,6 +87,10 @@ COMPARISON_BONUS = 0.5
 #: a section headed by exactly an identifier the query names: half the identifier bonus again, so a
 #: table row answering the whole query (:data:`ROW_BONUS`) still outranks the identifier's own entry
 HEADED_BONUS = 0.25
+#: a section whose own heading is a run of the question's words ("Parameter Types" for "which
+#: built-in parameter types …"): as much again as its relevance. Checked at 0.5, 0.75, 1.0 and 1.5
+#: on every eval set (benchmarks/RESULTS.md, session 13): 1.5 lost a question that 1.0 keeps
+HEADING_RUN_BONUS = 1.0
 #: a heading that announces a comparison ("Execution vs installation", "Differences with `npm run`",
 #: "What's the difference between …"); ``vs`` only in lower case, so "VS Code" does not
 _COMPARES = re.compile(r"\bvs\b|(?i:\b(?:versus|compared|comparison|comparing|differ(?:s|ences?)?)\b)")
@@ -187,6 +193,7 @@ def rank(
     identifiers = [frozenset(part.exact) for part in query.content if part.identifier and not part.prefix]
     wanted = len(identifiers)
     compares = _comparing(store, rows, things) if things else set()
+    words = [frozenset(part.terms) for part in query_words(query.text) if not part.stopword]
     ranked = []
     for row in rows:
         rowid = row.section.rowid
@@ -198,6 +205,7 @@ def rank(
         headed = _headed_by(row.section.heading_path, identifiers) / wanted if wanted else 0.0
         bonus = PHRASE_BONUS * max(float(in_phrase), part) + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
         bonus += HEADED_BONUS * headed + COMPARISON_BONUS * (rowid in compares)
+        bonus += HEADING_RUN_BONUS * _headed_by_a_run(row.section, words)
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
@@ -256,6 +264,42 @@ def _headed_by(heading_path: Sequence[str], identifiers: list[frozenset[str]]) -
     return sum(bool(terms & set(own[0].exact)) for terms in identifiers)
 
 
+def _headed_by_a_run(section: queries.SectionRow, words: Sequence[frozenset[str]]) -> bool:
+    """Whether ``section``'s own heading is a run of the question's content ``words`` (each by its terms).
+
+    A heading names what its section is about in a few words, and a
+    question asking about that thing often says them in the same order:
+    "Which built-in parameter types does Click offer for numbers?" and the
+    section "Parameter Types", "Which merge strategies can git merge use?"
+    and "MERGE STRATEGIES". BM25 counts those words like any others, so a
+    long section holding the question's rarer, incidental words ("numbers")
+    outranks the one the docs head with its subject. The rule:
+
+    * every content word of the heading, in order, matches the question's
+      content words next to each other (function words left out on both
+      sides; a word matches by its form or its stem), and the heading has
+      two content words or more: one word ("Name", "Loaders") is too common
+      a heading to say what the question is about. A section holding
+      merged siblings is headed by each of them ("Span kind; Span status");
+    * not a document's first section: it is headed by the document's own
+      name, which every section of the document already carries as its
+      title, so a question naming the document asks about something in it
+      (measured: the first sections of "AWS CodeArtifact" and "Google
+      Artifact Registry" took the places of the two sections comparing
+      their usernames).
+    """
+    if section.ordinal == 0 or not section.heading_path or len(words) < 2:
+        return False
+    for heading in section.heading_path[-1].split(SIBLING_SEPARATOR):
+        own = [frozenset(part.terms) for part in query_words(heading) if not part.stopword]
+        if len(own) >= 2 and any(
+            all(mine & theirs for mine, theirs in zip(own, words[start:], strict=False))
+            for start in range(len(words) - len(own) + 1)
+        ):
+            return True
+    return False
+
+
 def _row_terms(query: Query, parts: list[PartTerms], counts: dict[str, int]) -> list[frozenset[str]]:
     """The index terms that hold each content part of ``query`` in a table row or a heading.
 
@@ -306,7 +350,7 @@ def _comparing(store: StoreReader, rows: list[queries.RankedRow], things: Things
     if not headed:
         return set()
     texts = store.section_texts(headed)
-    wanted = [frozenset(term for part in thing for term in (*part.exact, *part.pieces)) for thing in things]
+    wanted = [frozenset(term for part in thing for term in part.terms) for thing in things]
     return {
         rowid
         for rowid, heading in headed.items()

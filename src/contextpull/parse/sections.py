@@ -32,7 +32,7 @@ from contextpull_mdinline import plain_text
 
 from ..analysis.names import printable
 from ..contents.summaries import first_informative_sentence
-from ..records import ParsedDocument, Section, SectionKind
+from ..records import SIBLING_SEPARATOR, ParsedDocument, Section, SectionKind
 from ..settings import SectionSettings
 from . import markdown, plaintext, rst
 from .blocks import Block, Outline, Span
@@ -132,7 +132,7 @@ class _Piece:
         elif not after.named or self.contains(after) or not self.path or not after.path or after.path == self.path:
             path = self.path
         else:
-            path = (*self.path[:-1], f"{self.path[-1]}; {after.path[-1]}")
+            path = (*self.path[:-1], f"{self.path[-1]}{SIBLING_SEPARATOR}{after.path[-1]}")
         return _Piece(
             self.start, after.end, path, self.named or after.named, self.bare and after.bare, self._label(after, path)
         )
