@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contextpull.analysis.terms import query_words
 from contextpull.ingestion.run import ingest
 from contextpull.ops.operations import Ops
-from contextpull.ops.ranking import _headed_by_a_run
+from contextpull.ops.ranking import _headed_by_a_run, content_words
 from contextpull.store.queries import SectionRow
 from ops_support import ONE_SECTION_PER_HEADING, write_corpus
 
@@ -44,10 +43,6 @@ def test_the_section_headed_by_the_questions_words_leads(ops: Ops) -> None:
     assert result.hits[0].heading_path[-1] == "Parameter Types"
 
 
-def _words(question: str) -> list[frozenset[str]]:
-    return [frozenset(part.terms) for part in query_words(question) if not part.stopword]
-
-
 def _section(heading: str, ordinal: int = 2) -> SectionRow:
     return SectionRow(1, f"doc.md#{ordinal}", "doc.md", ordinal, ("Doc", heading), "prose")
 
@@ -69,4 +64,4 @@ def _section(heading: str, ordinal: int = 2) -> SectionRow:
     ],
 )
 def test_a_heading_is_a_run_of_the_questions_words(question: str, heading: str, ordinal: int, headed: bool) -> None:
-    assert _headed_by_a_run(_section(heading, ordinal), _words(question)) is headed
+    assert _headed_by_a_run(_section(heading, ordinal), content_words(question)) is headed
