@@ -61,6 +61,10 @@ def _section(heading: str, ordinal: int = 2) -> SectionRow:
         ("Which loaders does Jinja provide?", "Loaders", 3, False),  # one word says too little
         ("Which built-in parameter types does Click offer?", "Parameter Types", 0, False),  # a document's own name
         ("Which parameter types are there?", "Parameter Types and Defaults", 2, False),  # more than the question says
+        # an identifier (a hyphenated word too) matches only whole, not by a piece it shares with the question's
+        ("What does Metric: http.server.duration measure?", "Metric: http.server.duration", 4, True),
+        ("What does Metric: http.server.duration measure?", "Metric: http.client.duration", 4, False),
+        ("What can options do that arguments cannot?", "Option-Like Arguments", 7, False),
     ],
 )
 def test_a_heading_is_a_run_of_the_questions_words(question: str, heading: str, ordinal: int, headed: bool) -> None:

@@ -278,7 +278,8 @@ def _headed_by_a_run(section: queries.SectionRow, words: Sequence[frozenset[str]
 
     * every content word of the heading, in order, matches the question's
       content words next to each other (function words left out on both
-      sides; a word matches by its form or its stem), and the heading has
+      sides; a word matches by its form or its stem, an identifier only
+      whole: :func:`content_words`), and the heading has
       two content words or more: one word ("Name", "Loaders") is too common
       a heading to say what the question is about. A section holding
       merged siblings is headed by each of them ("Span kind; Span status");
@@ -305,10 +306,19 @@ def _headed_by_a_run(section: queries.SectionRow, words: Sequence[frozenset[str]
 def content_words(text: str) -> tuple[frozenset[str], ...]:
     """The content words of ``text`` in order, repeats kept, each by the index terms it matches.
 
+    A word matches by its form or its stem, an identifier (a hyphenated word
+    too) only whole, as in :func:`_row_terms`: the headings
+    "Metric: aspnetcore.routing.match_attempts" and
+    "Metric: aspnetcore.rate_limiting.requests" share the piece
+    ``aspnetcore``, not what they are about, and "Option-Like Arguments"
+    are not options.
+
     Cached: a store's headings come back query after query, and analysing
     the fifty pooled sections' headings anew cost about a millisecond a query.
     """
-    return tuple(frozenset(part.terms) for part in query_words(text) if not part.stopword)
+    return tuple(
+        frozenset(part.exact if part.identifier else part.terms) for part in query_words(text) if not part.stopword
+    )
 
 
 def _row_terms(query: Query, parts: list[PartTerms], counts: dict[str, int]) -> list[frozenset[str]]:
