@@ -194,7 +194,7 @@ def rank(
     identifiers = [frozenset(part.exact) for part in query.content if part.identifier and not part.prefix]
     wanted = len(identifiers)
     compares = _comparing(store, rows, things) if things else set()
-    words = content_words(query.text)
+    headed_by_run = _headed_by_a_run(store, rows, content_words(query.text))
     ranked = []
     for row in rows:
         rowid = row.section.rowid
@@ -206,7 +206,7 @@ def rank(
         headed = _headed_by(row.section.heading_path, identifiers) / wanted if wanted else 0.0
         bonus = PHRASE_BONUS * max(float(in_phrase), part) + IDENTIFIER_BONUS * exact + ROW_BONUS * (rowid in in_rows)
         bonus += HEADED_BONUS * headed + COMPARISON_BONUS * (rowid in compares)
-        bonus += HEADING_RUN_BONUS * _headed_by_a_run(row.section, words)
+        bonus += HEADING_RUN_BONUS * (rowid in headed_by_run)
         score = row.score * (1.0 + bonus)
         match = "phrase" if in_phrase else "all" if rowid in covered else "any"
         ranked.append(RankedSection(row.section, row.title, round(score, 6), match))
@@ -265,8 +265,8 @@ def _headed_by(heading_path: Sequence[str], identifiers: list[frozenset[str]]) -
     return sum(bool(terms & set(own[0].exact)) for terms in identifiers)
 
 
-def _headed_by_a_run(section: queries.SectionRow, words: Sequence[frozenset[str]]) -> bool:
-    """Whether ``section``'s own heading is a run of the question's content ``words`` (each by its terms).
+def _headed_by_a_run(store: StoreReader, rows: list[queries.RankedRow], words: Sequence[frozenset[str]]) -> set[int]:
+    """The row ids of ``rows`` whose own heading is a run of the question's content ``words`` (each by its terms).
 
     A heading names what its section is about in a few words, and a
     question asking about that thing often says them in the same order:
@@ -277,22 +277,41 @@ def _headed_by_a_run(section: queries.SectionRow, words: Sequence[frozenset[str]
     outranks the one the docs head with its subject. The rule:
 
     * every content word of the heading, in order, matches the question's
-      content words next to each other (function words left out on both
-      sides; a word matches by its form or its stem, an identifier only
-      whole: :func:`content_words`), and the heading has
-      two content words or more: one word ("Name", "Loaders") is too common
-      a heading to say what the question is about. A section holding
-      merged siblings is headed by each of them ("Span kind; Span status");
-    * not a document's first section: it is headed by the document's own
-      name, which every section of the document already carries as its
-      title, so a question naming the document asks about something in it
-      (measured: the first sections of "AWS CodeArtifact" and "Google
-      Artifact Registry" took the places of the two sections comparing
-      their usernames).
+      content words next to each other (:func:`is_a_run`), and the heading
+      has two content words or more: one word ("Name", "Loaders") is too
+      common a heading to say what the question is about;
+    * not a document's opening section, nor one carrying it on under the
+      same headings (a long opening split in parts): the opening is headed
+      by the document's own name, which every section of the document
+      already carries as its title, so a question naming the document asks
+      about something in it. Measured: the first sections of "AWS
+      CodeArtifact" and "Google Artifact Registry" took the places of the
+      two sections comparing their usernames, and the second and third
+      parts of "Semantic conventions for ASP.NET Core metrics" that of the
+      SignalR side of a question comparing the two pages.
     """
-    if section.ordinal == 0 or not section.heading_path or len(words) < 2:
+    if len(words) < 2:
+        return set()
+    headed = [row.section for row in rows if row.section.ordinal and is_a_run(row.section.heading_path, words)]
+    if not headed:
+        return set()
+    opening = store.opening_headings({section.path for section in headed})
+    return {section.rowid for section in headed if section.heading_path != opening.get(section.path)}
+
+
+def is_a_run(heading_path: Sequence[str], words: Sequence[frozenset[str]]) -> bool:
+    """Whether the last heading of ``heading_path`` is a run of ``words`` (the question's content words).
+
+    Every content word of the heading matches one of ``words``, in order and
+    next to each other: function words are left out on both sides, and a
+    word matches by its form or its stem, an identifier only whole
+    (:func:`content_words`). It must have two content words or more. A
+    section holding merged siblings is headed by each of them ("Span kind;
+    Span status").
+    """
+    if not heading_path:
         return False
-    for heading in section.heading_path[-1].split(SIBLING_SEPARATOR):
+    for heading in heading_path[-1].split(SIBLING_SEPARATOR):
         own = content_words(heading)
         if len(own) >= 2 and any(
             all(mine & theirs for mine, theirs in zip(own, words[start:], strict=False))

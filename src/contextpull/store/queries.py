@@ -394,6 +394,13 @@ def section_tables(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int,
     return {rowid: (text, header) for rowid, text, header in conn.execute(sql, ids)}
 
 
+def opening_headings(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The heading path of each document's first section, by document path."""
+    wanted = list(paths)
+    sql = f"SELECT path, heading_path FROM sections WHERE ordinal = 0 AND path IN ({_marks(len(wanted))})"
+    return {path: _heading_path(stored) for path, stored in conn.execute(sql, wanted)}
+
+
 def section_by_sid(conn: sqlite3.Connection, sid: str) -> SectionRow | None:
     row = conn.execute(f"SELECT {_SECTION_COLUMNS} FROM sections s WHERE s.sid = ?", (sid,)).fetchone()
     return _row(row) if row else None

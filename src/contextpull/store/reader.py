@@ -59,6 +59,9 @@ class StoreReader:
     def section_tables(self, rowids: Iterable[int]) -> dict[int, tuple[str, str | None]]:
         return queries.section_tables(self._conn, rowids)
 
+    def opening_headings(self, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        return queries.opening_headings(self._conn, paths)
+
     def section_total(self) -> int:
         return queries.section_total(self._conn)
 
