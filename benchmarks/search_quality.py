@@ -5,6 +5,8 @@
     python benchmarks/search_quality.py --write               # also rewrite the committed results
     python benchmarks/search_quality.py --corpus uv-docs --corpus pydantic-docs --write --write-as search-quality-dev
     python benchmarks/search_quality.py --rows search,tantivy --misses   # the questions search loses to the best push row
+    python benchmarks/search_quality.py --rows search,hybrid-search --pooled --questions after.json
+    python benchmarks/question_diff.py before.json after.json             # the questions a change moved
 
 Corpora: the bundled ``examples/corpus``, the shared corpora under
 ``../shared/corpora``, and the documentation sets fetched from the Debian
@@ -100,7 +102,7 @@ from pushpull.evalset.build import fingerprint
 from pushpull.pipeline import push_rows
 from pushpull.questions import BLOCKS, SHAPES, Question
 from pushpull.retrievers import push_row_name
-from pushpull.scoring.metrics import equivalents_by_gold, reciprocal_rank_at_k
+from pushpull.scoring.metrics import QuestionResult, equivalents_by_gold, reciprocal_rank_at_k
 from pushpull.scoring.runner import RowResult, RunRow, run_row
 from pushpull.scoring.verdict import best_push_row
 
@@ -483,6 +485,81 @@ def render_targets(scored: Sequence[Scored]) -> list[str]:
     return lines
 
 
+#: the pooled figures' paraphrase line: the questions of every ``…, paraphrase`` set (each also in its own set)
+PARAPHRASE = "paraphrase"
+
+
+def pooled(scored: Sequence[Scored]) -> dict[str, dict[str, tuple[int, float, float]]]:
+    """Each row's ``(questions, recall@k, hit@k)`` over every hand-written question, overall and per shape.
+
+    What ``--pooled`` prints. The hand-written sets are the ones written by
+    reading a corpus, and the figure the issue's targets name is the pool
+    of them all, not any one set's. A paraphrase set repeats questions of its
+    own set, so it is pooled apart, under :data:`PARAPHRASE`; computed and
+    published sets are left out.
+    """
+    results: dict[str, dict[str, list[QuestionResult]]] = {}
+    for block in scored:
+        if not block.evalset.startswith("handwritten"):
+            continue
+        paraphrase = block.evalset.endswith(PARAPHRASE)
+        for row in block.rows:
+            by_block = results.setdefault(row.name, {})
+            for result in row.results:
+                for name in (PARAPHRASE,) if paraphrase else ("overall", result.shape):
+                    by_block.setdefault(name, []).append(result)
+    return {
+        row: {
+            name: (len(found), sum(r.recall(K) for r in found) / len(found), sum(r.hit(K) for r in found) / len(found))
+            for name, found in by_block.items()
+        }
+        for row, by_block in results.items()
+    }
+
+
+def render_pooled(scored: Sequence[Scored]) -> str:
+    """The :func:`pooled` figures, a line per row: ``recall@k / hit@k (questions)`` per question block."""
+    figures = pooled(scored)
+    if not figures:
+        return "no hand-written set was scored\n"
+    names = ["overall", *SHAPES, PARAPHRASE]
+    width = max(len(row) for row in figures)
+    lines = [f"pooled over the hand-written sets, recall@{K} / hit@{K} (questions); paraphrase sets apart:"]
+    for row, by_block in figures.items():
+        cells = [
+            f"{name} {by_block[name][1]:.3f}/{by_block[name][2]:.3f} ({by_block[name][0]})"
+            for name in names
+            if name in by_block
+        ]
+        lines.append(f"  {row:{width}}  " + "  ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def question_records(scored: Sequence[Scored]) -> list[dict[str, Any]]:
+    """Every question's result for every row: what ``--questions`` writes and ``question_diff.py`` compares.
+
+    The averages hide which questions a ranking change moved; these records
+    name them, with the first k ids each row returned.
+    """
+    return [
+        {
+            "corpus": block.corpus,
+            "evalset": block.evalset,
+            "row": row.name,
+            "qid": result.qid,
+            "shape": result.shape,
+            "question": block.texts.get(result.qid, ""),
+            "recall": round(result.recall(K), 4),
+            "rr": round(reciprocal_rank_at_k(result.gold, result.retrieved, K), 4),
+            "retrieved": result.retrieved[:K],
+            "gold": result.gold,
+        }
+        for block in scored
+        for row in block.rows
+        for result in row.results
+    ]
+
+
 def figures(scored: Sequence[Scored]) -> dict[str, Any]:
     """The JSON the committed results and the regression test read."""
     out: dict[str, Any] = {"k": K, "blocks": []}
@@ -545,6 +622,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--misses", action="store_true", help="also list the questions search loses to the best push row"
     )
+    parser.add_argument(
+        "--pooled", action="store_true", help="also print each row pooled over every hand-written question"
+    )
+    parser.add_argument(
+        "--questions",
+        metavar="FILE",
+        type=Path,
+        help="write every question's result to FILE (JSON), for benchmarks/question_diff.py",
+    )
     args = parser.parse_args(argv)
     rows = [key.strip() for key in args.rows.split(",") if key.strip()]
     unknown = [key for key in rows if key not in ROW_KEYS]
@@ -561,6 +647,10 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(figures(scored), indent=2) if args.json else text, end="" if not args.json else "\n")
     if args.misses:
         print("\nquestions search loses to the best push row:\n" + render_misses(scored), end="")
+    if args.pooled:
+        print("\n" + render_pooled(scored), end="")
+    if args.questions:
+        args.questions.write_text(json.dumps(question_records(scored), indent=1) + "\n", encoding="utf-8")
     if args.write:
         (RESULTS / f"{args.write_as}.txt").write_text(text, encoding="utf-8")
         (RESULTS / f"{args.write_as}.json").write_text(json.dumps(figures(scored), indent=2) + "\n", encoding="utf-8")
