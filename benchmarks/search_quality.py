@@ -102,7 +102,13 @@ from pushpull.evalset.build import fingerprint
 from pushpull.pipeline import push_rows
 from pushpull.questions import BLOCKS, SHAPES, Question
 from pushpull.retrievers import push_row_name
-from pushpull.scoring.metrics import QuestionResult, equivalents_by_gold, reciprocal_rank_at_k
+from pushpull.scoring.metrics import (
+    QuestionResult,
+    equivalents_by_gold,
+    reciprocal_rank_at_k,
+    summarize,
+    summarize_by_shape,
+)
 from pushpull.scoring.runner import RowResult, RunRow, run_row
 from pushpull.scoring.verdict import best_push_row
 
@@ -498,23 +504,21 @@ def pooled(scored: Sequence[Scored]) -> dict[str, dict[str, tuple[int, float, fl
     own set, so it is pooled apart, under :data:`PARAPHRASE`; computed and
     published sets are left out.
     """
-    results: dict[str, dict[str, list[QuestionResult]]] = {}
+    results: dict[str, tuple[list[QuestionResult], list[QuestionResult]]] = {}
     for block in scored:
         if not block.evalset.startswith("handwritten"):
             continue
         paraphrase = block.evalset.endswith(PARAPHRASE)
         for row in block.rows:
-            by_block = results.setdefault(row.name, {})
-            for result in row.results:
-                for name in (PARAPHRASE,) if paraphrase else ("overall", result.shape):
-                    by_block.setdefault(name, []).append(result)
-    return {
-        row: {
-            name: (len(found), sum(r.recall(K) for r in found) / len(found), sum(r.hit(K) for r in found) / len(found))
-            for name, found in by_block.items()
-        }
-        for row, by_block in results.items()
-    }
+            asked, paraphrases = results.setdefault(row.name, ([], []))
+            (paraphrases if paraphrase else asked).extend(row.results)
+    figures = {}
+    for row_name, (asked, paraphrases) in results.items():
+        summaries = {"overall": summarize(asked, K), **summarize_by_shape(asked, K)} if asked else {}
+        if paraphrases:
+            summaries[PARAPHRASE] = summarize(paraphrases, K)
+        figures[row_name] = {name: (s.n, s.recall, s.hit_rate) for name, s in summaries.items()}
+    return figures
 
 
 def render_pooled(scored: Sequence[Scored]) -> str:
